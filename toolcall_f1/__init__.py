@@ -1,0 +1,68 @@
+"""toolcall_f1: cost-weighted, micro-averaged F1 for LLM tool calls, BFCL-style.
+
+Parse the tool calls a model emitted, match them to the gold calls as a multiset, judge each
+pair the way BFCL's AST checker does (without executing anything), and report weighted
+TP/FP/FN and micro-averaged scores.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .calls import AnyOf, Call, GoldCall, ToolCallParseError, bfcl_gold
+from .matching import ArgVerdict, PairResult, compare_call, match_calls
+from .parsing import FORMATS, parse_calls
+from .schema import type_ok
+from .scoring import VERSION, Counts, Score, ToolCallMetric, prf, summarize
+from .values import canon_bfcl, canon_default, canon_exact
+
+__version__ = VERSION
+
+__all__ = [
+    "__version__",
+    "AnyOf",
+    "ArgVerdict",
+    "Call",
+    "Counts",
+    "FORMATS",
+    "GoldCall",
+    "PairResult",
+    "Score",
+    "ToolCallMetric",
+    "ToolCallParseError",
+    "bfcl_gold",
+    "canon_bfcl",
+    "canon_default",
+    "canon_exact",
+    "compare_call",
+    "load",
+    "match_calls",
+    "parse_calls",
+    "prf",
+    "summarize",
+    "type_ok",
+]
+
+#: The folder evaluate loads the metric from (this package's own folder).
+METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(config_name: str | None = None, **kwargs: Any) -> Any:
+    """Load the metric through ``evaluate.load`` by absolute path: works from any directory
+    and never touches the Hub.
+
+    Parameters
+    ----------
+    config_name
+        ``"call"`` (default) or ``"arg"``: the default level.
+    **kwargs
+        Passed to ``evaluate.load`` (``num_process``, ``process_id``, ``experiment_id``, ...).
+
+    Returns
+    -------
+    evaluate.EvaluationModule
+    """
+    import evaluate
+
+    return evaluate.load(METRIC_PATH, config_name, **kwargs)

@@ -1,0 +1,565 @@
+"""Judging a (prediction, gold) pair and matching calls as a multiset (SPEC §5–§6).
+
+:func:`compare_call` gives every argument of a pair its verdict (agree, disagree, extra,
+missing, or omitted); :func:`assign` pairs the calls of one name group, greedily (the seed's
+algorithm) or optimally (``scipy.optimize.linear_sum_assignment`` over an exact integer cost);
+:func:`match_calls` is the public entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import lcm
+from typing import Any
+
+from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
+from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
+from .values import (
+    Canonicalizer,
+    NameCanonicalizer,
+    canon_exact,
+    is_empty_value,
+    resolve_canonicalizer,
+    resolve_name_canonicalizer,
+    values_equal,
+)
+
+__all__ = [
+    "ArgVerdict",
+    "PairResult",
+    "compare_call",
+    "assign",
+    "match_calls",
+    "MATCHINGS",
+    "LEVELS",
+]
+
+MATCHINGS = ("greedy", "optimal")
+LEVELS = ("call", "arg")
+
+AGREE, DISAGREE, EXTRA, MISSING, OMITTED = "agree", "disagree", "extra", "missing", "omitted"
+
+
+@dataclass(frozen=True, slots=True)
+class ArgVerdict:
+    """One argument of a pair: its verdict, weight ``w_a`` and the two sides' values."""
+
+    name: str
+    verdict: str
+    weight: float
+    pred: Any = None
+    gold: Any = None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"argument": self.name, "verdict": self.verdict, "weight": self.weight}
+        if self.verdict != MISSING and self.verdict != OMITTED or self.pred is not None:
+            out["pred"] = self.pred
+        out["gold"] = _gold_repr(self.gold)
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+def _gold_repr(gold: Any) -> Any:
+    if isinstance(gold, AnyOf):
+        vals = [_gold_repr(v) for v in gold.values]
+        if len(vals) == 1 and not gold.optional:
+            return vals[0]
+        return {"any_of": vals, "optional": gold.optional}
+    if isinstance(gold, NestedAnswer):
+        return {k: _gold_repr(v) for k, v in gold.fields.items()}
+    if isinstance(gold, NestedList):
+        return [_gold_repr(v) for v in gold.items]
+    return gold
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """A judged pair: exact or not, agreeing weight, error weight, and per-argument verdicts.
+
+    ``agree`` and ``errors`` are in argument weights ``w_a`` (the tool weight is applied when
+    counting); ``errors`` counts a disagreeing argument twice (its FP and its FN).
+    """
+
+    exact: bool
+    agree: float
+    errors: float
+    verdicts: tuple[ArgVerdict, ...]
+
+
+def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicalizer) -> bool:
+    if not isinstance(value, Mapping):
+        return False
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        props = {}
+    for key, v in value.items():
+        accepted = answer.fields.get(key)
+        if accepted is None:
+            return False
+        if accepted.optional and is_empty_value(v):
+            continue
+        key_schema = props.get(key)
+        if key_schema is not None and not type_ok(v, key_schema):
+            return False
+        if not any(values_equal(v, c, canon) for c in accepted.values):
+            return False
+    return all(key in value or acc.optional for key, acc in answer.fields.items())
+
+
+def _agrees(value: Any, accepted: AnyOf, schema: Any, canon: Canonicalizer) -> tuple[bool, str]:
+    plain_ok: bool | None = None
+    for cand in accepted.values:
+        if isinstance(cand, NestedAnswer):
+            if _nested_ok(value, cand, schema, canon):
+                return True, ""
+        elif isinstance(cand, NestedList):
+            items = schema.get("items") if isinstance(schema, Mapping) else None
+            if (
+                isinstance(value, (list, tuple))
+                and len(value) == len(cand.items)
+                and all(_nested_ok(v, a, items, canon) for v, a in zip(value, cand.items))
+            ):
+                return True, ""
+        else:
+            if plain_ok is None:
+                plain_ok = schema is None or type_ok(value, schema)
+            if plain_ok and values_equal(value, cand, canon):
+                return True, ""
+    return False, "type" if plain_ok is False else "value"
+
+
+def compare_call(
+    pred: Call,
+    gold: GoldCall,
+    *,
+    tool: ToolSpec | None = None,
+    weights: ToolSpec | None = None,
+    canon: Canonicalizer = canon_exact,
+    fill_defaults: bool = True,
+) -> PairResult:
+    """Judge one pair of calls with the same name, argument by argument (SPEC §5).
+
+    Parameters
+    ----------
+    pred, gold
+        The predicted call and the gold call.
+    tool
+        The tool's schema (types, required, defaults), or None when there is none.
+    weights
+        Where argument weights are read from (defaults to ``tool``; weight 1 without either).
+    canon
+        The string canonicalizer.
+    fill_defaults
+        Read an argument absent on one side as its schema default (off for BFCL references).
+
+    Returns
+    -------
+    PairResult
+
+    Examples
+    --------
+    >>> r = compare_call(Call("f", {"x": 1, "y": 2}), GoldCall.from_call(Call("f", {"x": 1, "y": 3})))
+    >>> r.exact, r.agree, r.errors, [v.verdict for v in r.verdicts]
+    (False, 1.0, 2.0, ['agree', 'disagree'])
+    """
+    wspec = weights if weights is not None else tool
+    params = tool.params if tool is not None else {}
+    required = tool.required if tool is not None else frozenset()
+    pargs = pred.arguments
+    gargs = gold.arguments
+    verdicts: list[ArgVerdict] = []
+    agree = errors = 0.0
+    exact = True
+    for key in (*gargs, *(k for k in pargs if k not in gargs)):
+        w = wspec.arg_weight(key) if wspec is not None else 1.0
+        pspec = params.get(key)
+        schema = pspec.schema if pspec is not None else None
+        if key in gargs:
+            accepted = gargs[key]
+            if key in pargs:
+                value = pargs[key]
+                if accepted.optional and is_empty_value(value):
+                    verdicts.append(ArgVerdict(key, OMITTED, w, value, accepted))
+                    continue
+                ok, reason = _agrees(value, accepted, schema, canon)
+                if ok:
+                    verdicts.append(ArgVerdict(key, AGREE, w, value, accepted))
+                    agree += w
+                else:
+                    verdicts.append(ArgVerdict(key, DISAGREE, w, value, accepted, reason))
+                    errors += 2 * w
+                    exact = False
+            elif key in required:
+                verdicts.append(ArgVerdict(key, MISSING, w, None, accepted, "required"))
+                errors += w
+                exact = False
+            elif accepted.optional:
+                verdicts.append(ArgVerdict(key, OMITTED, w, None, accepted))
+            elif fill_defaults and pspec is not None and pspec.has_default:
+                ok, reason = _agrees(pspec.default, accepted, schema, canon)
+                if ok:
+                    verdicts.append(ArgVerdict(key, AGREE, w, pspec.default, accepted, "default"))
+                    agree += w
+                else:
+                    verdicts.append(ArgVerdict(key, DISAGREE, w, pspec.default, accepted, "default"))
+                    errors += 2 * w
+                    exact = False
+            else:
+                verdicts.append(ArgVerdict(key, MISSING, w, None, accepted))
+                errors += w
+                exact = False
+        else:
+            value = pargs[key]
+            if fill_defaults and pspec is not None and pspec.has_default:
+                ok, reason = _agrees(value, AnyOf(pspec.default), schema, canon)
+                if ok:
+                    verdicts.append(ArgVerdict(key, AGREE, w, value, pspec.default, "default"))
+                    agree += w
+                else:
+                    verdicts.append(ArgVerdict(key, DISAGREE, w, value, pspec.default, "default"))
+                    errors += 2 * w
+                    exact = False
+            else:
+                verdicts.append(ArgVerdict(key, EXTRA, w, value, None))
+                errors += w
+                exact = False
+    return PairResult(exact, agree, errors, tuple(verdicts))
+
+
+# --------------------------------------------------------------------------- assignment
+
+
+def _unmatched_pred_weight(call: Call, spec: ToolSpec) -> list[float]:
+    return [spec.arg_weight(k) for k in call.arguments]
+
+
+def _unmatched_gold_weight(call: GoldCall, spec: ToolSpec) -> list[float]:
+    return [spec.arg_weight(k) for k, acc in call.arguments.items() if not acc.optional]
+
+
+def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
+    ranked = sorted(
+        (
+            (not r.exact, -r.agree, r.errors, i, j)
+            for i, row in enumerate(results)
+            for j, r in enumerate(row)
+        )
+    )
+    used_p: set[int] = set()
+    used_g: set[int] = set()
+    pairs = []
+    limit = min(len(results), len(results[0]) if results else 0)
+    for _, _, _, i, j in ranked:
+        if i in used_p or j in used_g:
+            continue
+        used_p.add(i)
+        used_g.add(j)
+        pairs.append((i, j))
+        if len(pairs) == limit:
+            break
+    return sorted(pairs)
+
+
+def _to_int_scale(weights: Sequence[float]) -> tuple[dict[float, int], int]:
+    """Exact integer images of weights: ``w * D`` for the least common denominator ``D``."""
+    fracs = {w: Fraction(repr(float(w))) for w in weights}
+    denom = 1
+    for f in fracs.values():
+        denom = lcm(denom, f.denominator)
+    return {w: int(f * denom) for w, f in fracs.items()}, denom
+
+
+def _optimal(
+    results: list[list[PairResult]],
+    preds: Sequence[Call],
+    golds: Sequence[GoldCall],
+    spec: ToolSpec,
+    level: str,
+) -> list[tuple[int, int]]:
+    n, m = len(results), len(results[0])
+    all_w = [spec.weight, 1.0]
+    for row in results:
+        for r in row:
+            all_w.extend(v.weight for v in r.verdicts)
+    for p in preds:
+        all_w.extend(_unmatched_pred_weight(p, spec))
+    for g in golds:
+        all_w.extend(_unmatched_gold_weight(g, spec))
+    scale, _ = _to_int_scale(all_w)
+    wt = scale[spec.weight]
+
+    # Per-call cost of leaving it unmatched (FP+FN and FP), in integers.
+    if level == "call":
+        un_p = [wt] * n
+        un_g = [wt] * m
+    else:
+        un_p = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_pred_weight(p, spec))) for p in preds]
+        un_g = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_gold_weight(g, spec))) for g in golds]
+
+    primary = [[0] * m for _ in range(n)]
+    exact = [[0] * m for _ in range(n)]
+    tp = [[0] * m for _ in range(n)]
+    fp = [[0] * m for _ in range(n)]
+    for i, row in enumerate(results):
+        for j, r in enumerate(row):
+            if level == "call":
+                if r.exact:
+                    pair_err, pair_tp, pair_fp = 0, wt, 0
+                else:
+                    pair_err, pair_tp, pair_fp = 2 * wt, 0, wt
+            else:
+                a = d = e = mi = 0
+                for v in r.verdicts:
+                    iw = scale[v.weight]
+                    if v.verdict == AGREE:
+                        a += iw
+                    elif v.verdict == DISAGREE:
+                        d += iw
+                    elif v.verdict == EXTRA:
+                        e += iw
+                    elif v.verdict == MISSING:
+                        mi += iw
+                pair_err = wt * (2 * d + e + mi)
+                pair_tp = wt * (scale[1.0] + a)
+                pair_fp = wt * (d + e)
+            primary[i][j] = pair_err - un_p[i] - un_g[j]
+            exact[i][j] = 1 if r.exact else 0
+            tp[i][j] = pair_tp
+            fp[i][j] = pair_fp - un_p[i]
+    k = min(n, m)
+    span_fp = 2 * k * max(abs(x) for row in fp for x in row) + 1
+    span_tp = 2 * k * max(abs(x) for row in tp for x in row) + 1
+    m3 = span_fp
+    m2 = span_tp * m3
+    m1 = (2 * k + 1) * m2
+    cost = [
+        [primary[i][j] * m1 - exact[i][j] * m2 - tp[i][j] * m3 + fp[i][j] for j in range(m)]
+        for i in range(n)
+    ]
+    biggest = max(abs(x) for row in cost for x in row) * k
+    if biggest < 2**53:
+        import numpy as np
+        from scipy.optimize import linear_sum_assignment
+
+        rows, cols = linear_sum_assignment(np.array(cost, dtype=np.float64))
+        return sorted(zip(rows.tolist(), cols.tolist()))
+    return _hungarian_exact(cost)
+
+
+def _hungarian_exact(cost: list[list[int]]) -> list[tuple[int, int]]:
+    """Minimum-cost assignment over Python integers (exact for any magnitude).
+
+    Used only when the integer costs do not fit a float64 exactly; O(n²m).
+    """
+    n, m = len(cost), len(cost[0])
+    transposed = n > m
+    if transposed:
+        cost = [list(col) for col in zip(*cost)]
+        n, m = m, n
+    inf = float("inf")
+    u = [0] * (n + 1)
+    v = [0] * (m + 1)
+    p = [0] * (m + 1)
+    way = [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv: list[Any] = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            delta: Any = inf
+            j1 = 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    pairs = [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j] != 0]
+    if transposed:
+        pairs = [(b, a) for a, b in pairs]
+    return sorted(pairs)
+
+
+def assign(
+    results: list[list[PairResult]],
+    preds: Sequence[Call],
+    golds: Sequence[GoldCall],
+    spec: ToolSpec,
+    *,
+    matching: str = "greedy",
+    level: str = "call",
+) -> list[tuple[int, int]]:
+    """Pair the calls of one name group; ``results[i][j]`` judges ``preds[i]`` vs ``golds[j]``.
+
+    Every call of the smaller side is paired. Returns ``(i, j)`` index pairs, sorted.
+    """
+    if not results or not results[0]:
+        return []
+    if len(results) == 1 and len(results[0]) == 1:
+        return [(0, 0)]
+    if matching == "greedy":
+        return _greedy(results)
+    return _optimal(results, preds, golds, spec, level)
+
+
+def check_choice(value: str, choices: Sequence[str], what: str) -> str:
+    """Validate a setting against its allowed values, naming both in the error."""
+    if value not in choices:
+        raise ValueError(
+            f"{what}: unknown value {value!r}; expected one of " + ", ".join(repr(c) for c in choices)
+        )
+    return value
+
+
+def group_by_name(
+    names: Sequence[str], name_canon: NameCanonicalizer
+) -> dict[str, list[int]]:
+    """Indices grouped by canonical name, in first-seen order."""
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        groups.setdefault(name_canon(name), []).append(i)
+    return groups
+
+
+def match_calls(
+    pred: Any,
+    gold: Any,
+    *,
+    canon: str | Canonicalizer | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    weights: Mapping[str, Any] | None = None,
+    matching: str = "greedy",
+    level: str = "call",
+    name_canonicalizer: str | Callable[[str], str] | None = None,
+) -> tuple[list[tuple[Call, GoldCall]], list[Call], list[GoldCall]]:
+    """Assign predicted calls to gold calls — the layer a flat field metric does not provide.
+
+    Calls are grouped by tool name (a call to another tool is never a pair). Within a name,
+    ``"greedy"`` takes candidate pairs best-first (exact before partial, more agreeing
+    weight, fewer errors, then lower prediction and gold index); ``"optimal"`` finds the
+    assignment with the fewest FP+FN at ``level``. Every call of the smaller side of a
+    name group is paired.
+
+    Parameters
+    ----------
+    pred, gold
+        Calls in any structured shape of SPEC §2 (a list of ``Call``, ``(name, args)``
+        tuples, dicts, ...).
+    canon
+        String canonicalizer: ``"default"`` (None), ``"bfcl"``, ``"exact"`` or a callable.
+    tools, weights
+        Tool schemas and weight overrides (they decide types, defaults and costs).
+    matching
+        ``"greedy"`` or ``"optimal"``.
+    level
+        ``"call"`` or ``"arg"``: the FP+FN the optimal matcher minimises.
+    name_canonicalizer
+        ``"exact"`` (None), ``"underscore"`` or a callable.
+
+    Returns
+    -------
+    tuple
+        ``(pairs, unmatched_pred, unmatched_gold)``; pairs are ``(Call, GoldCall)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown setting or a malformed call.
+
+    Examples
+    --------
+    >>> pairs, up, ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})],
+    ...                             [("s", {"q": "a"}), ("s", {"q": "b"})])
+    >>> len(pairs), up, ug          # order-insensitive within a tool name
+    (2, [], [])
+    >>> match_calls([], [], matching="best")
+    Traceback (most recent call last):
+    ...
+    ValueError: matching: unknown value 'best'; expected one of 'greedy', 'optimal'
+    """
+    from .calls import coerce_structured
+
+    check_choice(matching, MATCHINGS, "matching")
+    check_choice(level, LEVELS, "level")
+    canon_fn = resolve_canonicalizer(canon)
+    name_fn = resolve_name_canonicalizer(name_canonicalizer)
+    toolset = compile_tools(merge_tools(tools), validate_weights(weights), name_fn)
+    pcalls = coerce_structured(pred)
+    gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold)]
+    pairs_idx, up, ug = match_indices(
+        pcalls, gcalls, toolset, canon=canon_fn, matching=matching, level=level, fill_defaults=True
+    )
+    return (
+        [(pcalls[i], gcalls[j]) for i, j, _ in pairs_idx],
+        [pcalls[i] for i in up],
+        [gcalls[j] for j in ug],
+    )
+
+
+def match_indices(
+    preds: Sequence[Call],
+    golds: Sequence[GoldCall],
+    toolset: ToolSet,
+    *,
+    canon: Canonicalizer,
+    matching: str,
+    level: str,
+    fill_defaults: bool,
+) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
+    """Match by index: ``([(i, j, PairResult)], unmatched pred indices, unmatched gold indices)``."""
+    name_fn = toolset.name_canon
+    pgroups = group_by_name([c.name for c in preds], name_fn)
+    ggroups = group_by_name([c.name for c in golds], name_fn)
+    pairs: list[tuple[int, int, PairResult]] = []
+    matched_p: set[int] = set()
+    matched_g: set[int] = set()
+    for key, pidx in pgroups.items():
+        gidx = ggroups.get(key)
+        if not gidx:
+            continue
+        tool = toolset.by_key.get(key)
+        wspec = toolset.spec_for_weights(preds[pidx[0]].name)
+        gp = [preds[i] for i in pidx]
+        gg = [golds[j] for j in gidx]
+        results = [
+            [
+                compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+                for g in gg
+            ]
+            for p in gp
+        ]
+        for a, b in assign(results, gp, gg, wspec, matching=matching, level=level):
+            pairs.append((pidx[a], gidx[b], results[a][b]))
+            matched_p.add(pidx[a])
+            matched_g.add(gidx[b])
+    pairs.sort(key=lambda t: (t[0], t[1]))
+    return (
+        pairs,
+        [i for i in range(len(preds)) if i not in matched_p],
+        [j for j in range(len(golds)) if j not in matched_g],
+    )

@@ -1,0 +1,707 @@
+"""Model-output text → calls: one reader per format, in a registry (SPEC §2).
+
+Every reader takes the text and a :class:`Context` (which knows the tools, for positional
+arguments) and returns a list of :class:`~toolcall_f1.calls.Call` or raises
+:class:`~toolcall_f1.calls.ToolCallParseError`. Python call syntax is read with :mod:`ast`
+and literal evaluation only — model output is never executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .calls import (
+    MAX_DEPTH,
+    Call,
+    ToolCallParseError,
+    check_text_limits,
+    coerce_structured,
+    load_json,
+    normalize_value,
+)
+from .schema import compile_tools, merge_tools
+from .values import resolve_name_canonicalizer, strictly_identical
+
+__all__ = ["parse_calls", "FORMATS", "Context", "parse_text"]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a reader may need besides the text: the parameter order of each tool."""
+
+    param_order: Callable[[str], Sequence[str] | None] = lambda name: None
+
+
+Reader = Callable[[str, Context], list[Call]]
+FORMATS: dict[str, Reader] = {}
+
+
+def _register(*names: str) -> Callable[[Reader], Reader]:
+    def deco(fn: Reader) -> Reader:
+        for name in names:
+            FORMATS[name] = fn
+        return fn
+
+    return deco
+
+
+# --------------------------------------------------------------------------- Python syntax
+
+
+def _err(msg: str, fmt: str, snippet: str | None = None) -> ToolCallParseError:
+    return ToolCallParseError(msg, format=fmt, snippet=snippet)
+
+
+def _literal(node: ast.AST, fmt: str, depth: int = 0) -> Any:
+    """A JSON value from a literal node: constants, lists, tuples, dicts, ±numbers, names."""
+    if depth > MAX_DEPTH:
+        raise _err(f"nested deeper than {MAX_DEPTH} levels", fmt)
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None or isinstance(value, (bool, str, int)):
+            return value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise _err(f"non-finite number {ast.unparse(node)}", fmt)
+            return value
+        kind = {bytes: "bytes", complex: "a complex number"}.get(type(value), "...")
+        if value is Ellipsis:
+            kind = "'...'"
+        raise _err(f"{kind} is not a JSON value", fmt, ast.unparse(node))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = node.operand
+        if (
+            isinstance(operand, ast.Constant)
+            and isinstance(operand.value, (int, float))
+            and not isinstance(operand.value, bool)
+        ):
+            value = _literal(operand, fmt, depth + 1)
+            return -value if isinstance(node.op, ast.USub) else value
+        raise _err("only a number may carry a sign", fmt, ast.unparse(node))
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(e, fmt, depth + 1) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        out: dict[str, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise _err("'**' unpacking is not a JSON value", fmt, ast.unparse(node))
+            key = _literal(k, fmt, depth + 1)
+            if not isinstance(key, str):
+                raise _err(f"dict keys must be strings, got {ast.unparse(k)}", fmt)
+            out[key] = _literal(v, fmt, depth + 1)
+        return out
+    if isinstance(node, ast.Name):
+        return node.id  # a bare identifier is its name, as BFCL reads it
+    what = {
+        ast.Set: "a set",
+        ast.BinOp: "arithmetic",
+        ast.BoolOp: "a boolean expression",
+        ast.Compare: "a comparison",
+        ast.Call: "a call used as a value",
+        ast.Attribute: "a dotted value",
+        ast.Subscript: "a subscript",
+        ast.Starred: "'*' unpacking",
+        ast.Lambda: "a lambda",
+        ast.JoinedStr: "an f-string",
+    }.get(type(node), f"a {type(node).__name__} expression")
+    raise _err(f"{what} is not a literal value", fmt, ast.unparse(node))
+
+
+def _dotted(node: ast.AST, fmt: str) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted(node.value, fmt) + "." + node.attr
+    raise _err("a call's name must be a (dotted) identifier", fmt, ast.unparse(node))
+
+
+def _call_from_ast(node: ast.Call, ctx: Context, fmt: str) -> Call:
+    name = _dotted(node.func, fmt)
+    args: dict[str, Any] = {}
+    if node.args:
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise _err("'*args' is not allowed in a call", fmt, ast.unparse(node))
+        order = ctx.param_order(name)
+        if order is None:
+            raise _err(
+                f"positional arguments to {name!r} need the tool's schema to be named", fmt,
+                ast.unparse(node),
+            )
+        if len(node.args) > len(order):
+            raise _err(
+                f"{name!r} takes {len(order)} parameters, {len(node.args)} positional given",
+                fmt,
+                ast.unparse(node),
+            )
+        for pname, value in zip(order, node.args):
+            args[pname] = _literal(value, fmt)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise _err("'**kwargs' is not allowed in a call", fmt, ast.unparse(node))
+        value = _literal(kw.value, fmt)
+        if kw.arg in args:
+            if not strictly_identical(args[kw.arg], value):
+                raise _err(
+                    f"argument {kw.arg!r} of {name!r} given twice with different values", fmt,
+                    ast.unparse(node),
+                )
+            continue
+        args[kw.arg] = value
+    return Call(name, normalize_value(args, fmt=fmt))
+
+
+def _parse_expr(text: str, fmt: str) -> ast.expr:
+    check_text_limits(text, fmt)
+    try:
+        return ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
+        msg = err.msg if isinstance(err, SyntaxError) else str(err)
+        raise _err(f"not valid call syntax: {msg.splitlines()[0] if msg else type(err).__name__}", fmt, text) from None
+
+
+def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts: bool) -> list[Call]:
+    if isinstance(body, ast.Call):
+        return [_call_from_ast(body, ctx, fmt)]
+    if isinstance(body, (ast.List, ast.Tuple)):
+        if dicts and body.elts and all(isinstance(e, ast.Dict) for e in body.elts):
+            # A Python-literal rendering of JSON calls: [{'name': 'f', 'arguments': {...}}]
+            return coerce_structured(_literal(body, fmt), fmt=fmt)
+        calls = []
+        for elem in body.elts:
+            if not isinstance(elem, ast.Call):
+                raise _err("a list that is not a list of calls", fmt, text)
+            calls.append(_call_from_ast(elem, ctx, fmt))
+        return calls
+    if dicts and isinstance(body, ast.Dict):
+        return coerce_structured(_literal(body, fmt), fmt=fmt)
+    raise _err("expected a call or a list of calls", fmt, text)
+
+
+def _python_whole(text: str, ctx: Context, fmt: str = "python") -> list[Call]:
+    """The whole text as Python call syntax: ``[f(a=1), g()]``, ``f(a=1)``, ``f(), g()``."""
+    try:
+        body = _parse_expr(text, fmt)
+    except ToolCallParseError as first:
+        if text.startswith("["):
+            raise
+        try:
+            body = _parse_expr("[" + text + "]", fmt)
+        except ToolCallParseError:
+            raise first from None
+    return _calls_from_expr(body, ctx, fmt, text, dicts=True)
+
+
+_BULLET_LABEL = re.compile(
+    r"^\s*(?:[-*+>]\s+|\d+[.)]\s+)?(?:(?:\*\*|__)?[A-Za-z][\w ]{0,40}(?:\*\*|__)?\s*:(?:\*\*)?\s*)?"
+)
+_ATTEMPT = re.compile(r"`*\s*(?:\[\s*)?[A-Za-z_][\w.]*\(")
+
+
+def _balanced_end(text: str, start: int, fmt: str) -> int:
+    """Index just past the bracket expression that opens at or after ``start``."""
+    depth = 0
+    in_str: str | None = None
+    escaped = False
+    opened = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == in_str:
+                in_str = None
+            continue
+        if ch in "\"'":
+            in_str = ch
+        elif ch in "([{":
+            depth += 1
+            opened = True
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                raise _err("unbalanced brackets", fmt, text[start : start + 200])
+            if depth == 0 and opened:
+                return i + 1
+    raise _err("unbalanced brackets", fmt, text[start : start + 200])
+
+
+def _python_lines(text: str, ctx: Context, fmt: str = "python") -> tuple[list[Call], bool]:
+    """Calls found line by line in prose: ``Call: [f(a=1)]``, one call per line, ...
+
+    Returns ``(calls, attempted)``: ``attempted`` is whether any line began a call.
+    """
+    calls: list[Call] = []
+    attempted = False
+    pos = 0
+    n = len(text)
+    while pos < n:
+        line_end = text.find("\n", pos)
+        if line_end == -1:
+            line_end = n
+        line = text[pos:line_end]
+        label = _BULLET_LABEL.match(line)
+        start = pos + (label.end() if label else 0)
+        m = _ATTEMPT.match(text, start)
+        if not m:
+            pos = line_end + 1
+            continue
+        attempted = True
+        # skip leading backticks
+        while start < n and text[start] in "` \t":
+            start += 1
+        while True:
+            end = _balanced_end(text, start, fmt)
+            expr = text[start:end]
+            body = _parse_expr(expr, fmt)
+            calls.extend(_calls_from_expr(body, ctx, fmt, expr, dicts=False))
+            # another call on the same line, after a comma or semicolon?
+            j = end
+            while j < n and text[j] in " \t,;`":
+                j += 1
+            if j < n and text[j] != "\n" and _ATTEMPT.match(text, j):
+                start = j
+                continue
+            break
+        next_nl = text.find("\n", end)
+        pos = n if next_nl == -1 else next_nl + 1
+    return calls, attempted
+
+
+@_register("python")
+def read_python(text: str, ctx: Context) -> list[Call]:
+    """Python call syntax as BFCL prompts elicit, leniently: brackets optional, one call per
+    line, calls on a line inside prose (after an optional label), wrapped in backticks.
+
+    Examples
+    --------
+    >>> read_python("[get_weather(city='Paris', days=3), math.factorial(number=5)]", Context())
+    [get_weather(city='Paris', days=3), math.factorial(number=5)]
+    >>> read_python("Sure!\\n**Call**: [f(a=1)]\\ng(b=[1, 2])", Context())
+    [f(a=1), g(b=[1, 2])]
+    >>> read_python("[f(a=1+2)]", Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: python: arithmetic is not a literal value (in '1 + 2')
+    """
+    text = text.strip().strip("`").strip()
+    if not text or text == "[]":
+        return []
+    try:
+        return _python_whole(text, ctx)
+    except ToolCallParseError as whole_err:
+        calls, attempted = _python_lines(text, ctx)
+        if attempted:
+            return calls
+        if _ATTEMPT.match(text) or text.startswith("["):
+            raise whole_err from None
+        return []
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+class _StrictDecoder(json.JSONDecoder):
+    def __init__(self) -> None:
+        def reject(name: str) -> Any:
+            raise ToolCallParseError(f"{name} is not valid JSON", format="json")
+
+        def finite(text: str) -> float:
+            value = float(text)
+            if not math.isfinite(value):
+                raise ToolCallParseError(f"number {text[:20]!r} is out of range", format="json")
+            return value
+
+        super().__init__(parse_constant=reject, parse_float=finite)
+
+
+_DECODER = _StrictDecoder()
+
+
+def _json_values(text: str, fmt: str, separators: str = " \t\r\n,;") -> list[Any]:
+    """One or more JSON values written one after another (JSON lines, ``;``-separated)."""
+    check_text_limits(text, fmt)
+    values = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        while pos < n and text[pos] in separators:
+            pos += 1
+        if pos >= n:
+            break
+        try:
+            value, pos = _DECODER.raw_decode(text, pos)
+        except ToolCallParseError as err:
+            raise _err(err.reason, fmt, text) from None
+        except (ValueError, RecursionError) as err:
+            raise _err(f"invalid JSON: {str(err).splitlines()[0]}", fmt, text[pos : pos + 200]) from None
+        values.append(value)
+    return values
+
+
+def _calls_from_json(text: str, fmt: str) -> list[Call]:
+    values = _json_values(text, fmt)
+    if len(values) == 1:
+        return coerce_structured(values[0], fmt=fmt)
+    return coerce_structured(values, fmt=fmt)
+
+
+@_register("json")
+def read_json(text: str, ctx: Context) -> list[Call]:
+    """JSON text in any structured shape: ``{"name", "arguments"}``, OpenAI, Anthropic, BFCL.
+
+    Examples
+    --------
+    >>> read_json('[{"name": "f", "arguments": "{\\\\"a\\\\": 1}"}, {"g": {"b": 2}}]', Context())
+    [f(a=1), g(b=2)]
+    >>> read_json('["f(a=1)"]', Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: json: a list of strings is not a list of calls (a string literal is data) (in 'f(a=1)')
+    """
+    text = text.strip()
+    if not text or text == "[]":
+        return []
+    return _calls_from_json(text, "json")
+
+
+def _shape_check(calls_data: Any, fmt: str, ok: Callable[[Any], bool], expected: str) -> None:
+    items = calls_data if isinstance(calls_data, list) else [calls_data]
+    for item in items:
+        if not ok(item):
+            raise _err(f"expected {expected}", fmt, json.dumps(item)[:200] if _jsonable(item) else None)
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@_register("openai")
+def read_openai(text: str, ctx: Context) -> list[Call]:
+    """OpenAI tool calls as JSON text: a message with ``tool_calls``, or a list of tool calls.
+
+    Examples
+    --------
+    >>> read_openai('{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}', Context())
+    [f()]
+    """
+    text = text.strip()
+    if not text or text == "[]":
+        return []
+    values = _json_values(text, "openai")
+    data = values[0] if len(values) == 1 else values
+    _shape_check(
+        data,
+        "openai",
+        lambda d: isinstance(d, Mapping) and ("tool_calls" in d or "function" in d),
+        "an OpenAI message with 'tool_calls' or {'type': 'function', 'function': {...}}",
+    )
+    return coerce_structured(data, fmt="openai")
+
+
+@_register("anthropic")
+def read_anthropic(text: str, ctx: Context) -> list[Call]:
+    """Anthropic content blocks as JSON text: ``tool_use`` blocks (``text`` blocks skipped).
+
+    Examples
+    --------
+    >>> read_anthropic('[{"type": "text", "text": "Let me look."}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]', Context())
+    [f(a=1)]
+    """
+    text = text.strip()
+    if not text or text == "[]":
+        return []
+    values = _json_values(text, "anthropic")
+    data = values[0] if len(values) == 1 else values
+    if isinstance(data, Mapping) and "content" in data:
+        data = data["content"]
+    _shape_check(
+        data,
+        "anthropic",
+        lambda d: isinstance(d, Mapping) and isinstance(d.get("type"), str),
+        "Anthropic content blocks ({'type': 'tool_use', 'name', 'input'})",
+    )
+    return coerce_structured(data, fmt="anthropic")
+
+
+# --------------------------------------------------------------------------- tagged formats
+
+_HERMES = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+
+
+def _block_calls(body: str, ctx: Context, fmt: str) -> list[Call]:
+    body = body.strip()
+    fence = _FENCE.search(body)
+    if fence:
+        body = fence.group(2).strip()
+    if not body:
+        raise _err("empty tool-call block", fmt)
+    if body[0] in "{[":
+        try:
+            return _calls_from_json(body, fmt)
+        except ToolCallParseError:
+            if body[0] == "{":
+                raise
+    try:
+        return _python_whole(body, ctx, fmt)
+    except ToolCallParseError as err:
+        raise _err(err.reason, fmt, body) from None
+
+
+@_register("hermes", "qwen")
+def read_hermes(text: str, ctx: Context) -> list[Call]:
+    """Hermes / Qwen ``<tool_call>{json}</tool_call>`` blocks (several allowed).
+
+    Examples
+    --------
+    >>> read_hermes('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>\\n<tool_call>{"name": "g", "arguments": {}}</tool_call>', Context())
+    [f(a=1), g()]
+    >>> read_hermes('<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>', Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON: Expecting ',' delimiter: line 1 column 38 (char 37) (in '{"name": "f", "arguments": {"a": 1}')
+    """
+    check_text_limits(text, "hermes")
+    blocks = _HERMES.findall(text)
+    if not blocks:
+        if text.strip():
+            raise _err("no <tool_call> block", "hermes", text)
+        return []
+    calls: list[Call] = []
+    for body in blocks:
+        calls.extend(_block_calls(body, ctx, "hermes"))
+    return calls
+
+
+_MISTRAL_END = re.compile(r"</s>\s*$")
+
+
+@_register("mistral")
+def read_mistral(text: str, ctx: Context) -> list[Call]:
+    """Mistral ``[TOOL_CALLS]`` followed by a JSON list, or ``[TOOL_CALLS]name[ARGS]{json}``.
+
+    Examples
+    --------
+    >>> read_mistral('[TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}]</s>', Context())
+    [f(a=1)]
+    >>> read_mistral('[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[ARGS]{}', Context())
+    [f(a=1), g()]
+    """
+    check_text_limits(text, "mistral")
+    head, sep, rest = text.partition("[TOOL_CALLS]")
+    if not sep:
+        if text.strip():
+            raise _err("no [TOOL_CALLS] marker", "mistral", text)
+        return []
+    calls: list[Call] = []
+    for chunk in rest.split("[TOOL_CALLS]"):
+        chunk = _MISTRAL_END.sub("", chunk).strip()
+        if not chunk:
+            continue
+        if "[ARGS]" in chunk:
+            name, _, raw = chunk.partition("[ARGS]")
+            name = name.strip()
+            if not re.fullmatch(r"[A-Za-z_][\w.\-]*", name):
+                raise _err(f"bad tool name {name[:40]!r} before [ARGS]", "mistral", chunk)
+            values = _json_values(raw.strip(), "mistral")
+            if len(values) != 1:
+                raise _err("expected one JSON object after [ARGS]", "mistral", chunk)
+            calls.extend(coerce_structured((name, values[0]), fmt="mistral"))
+        else:
+            calls.extend(_calls_from_json(chunk, "mistral"))
+    return calls
+
+
+_LLAMA_END = re.compile(r"<\|(?:eom_id|eot_id|end_of_text)\|>")
+
+
+@_register("llama")
+def read_llama(text: str, ctx: Context) -> list[Call]:
+    """Llama ``<|python_tag|>`` followed by JSON calls (``;``-separated) or call syntax.
+
+    Examples
+    --------
+    >>> read_llama('<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}<|eom_id|>', Context())
+    [f(a=1), g()]
+    """
+    check_text_limits(text, "llama")
+    head, sep, rest = text.partition("<|python_tag|>")
+    if not sep:
+        if text.strip():
+            raise _err("no <|python_tag|> marker", "llama", text)
+        return []
+    calls: list[Call] = []
+    for chunk in rest.split("<|python_tag|>"):
+        chunk = _LLAMA_END.sub("", chunk).strip()
+        if chunk:
+            calls.extend(_block_calls(chunk, ctx, "llama"))
+    return calls
+
+
+# --------------------------------------------------------------------------- BFCL, auto
+
+
+@_register("bfcl")
+def read_bfcl(text: str, ctx: Context) -> list[Call]:
+    """Exactly as strict as BFCL's prompt decoder: strip backticks, newlines and spaces at both
+    ends, add ``[`` ``]`` if missing; the whole text must then be a list of calls.
+
+    Examples
+    --------
+    >>> read_bfcl("`f(a=1)`", Context())
+    [f(a=1)]
+    >>> read_bfcl("```python\\n[f(a=1)]\\n```", Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: bfcl: a list that is not a list of calls (in '[python\\n[f(a=1)]]')
+    """
+    text = text.strip("`\n ")
+    if not text or text == "[]":
+        return []
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    body = _parse_expr(text, "bfcl")
+    if not isinstance(body, ast.List):
+        raise _err("expected a list of calls", "bfcl", text)
+    return _calls_from_expr(body, ctx, "bfcl", text, dicts=False)
+
+
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+
+
+def _auto_plain(text: str, ctx: Context) -> list[Call]:
+    text = text.strip()
+    if not text:
+        return []
+    if text.startswith("`") and text.endswith("`"):
+        text = text.strip("`").strip()
+    if not text or text == "[]":
+        return []
+    if text[0] in "{[":
+        try:
+            return _calls_from_json(text, "json")
+        except ToolCallParseError as json_err:
+            if text[0] == "{" or text.startswith("[{") or text.startswith('["'):
+                try:
+                    return read_python(text, ctx)
+                except ToolCallParseError:
+                    raise json_err from None
+    return read_python(text, ctx)
+
+
+@_register("auto")
+def read_auto(text: str, ctx: Context) -> list[Call]:
+    """Detect the format: tagged blocks, Markdown fences (prose around them ignored), JSON,
+    Python call syntax; prose with no call in it is zero calls.
+
+    Examples
+    --------
+    >>> read_auto('Here you go:\\n```json\\n[{"name": "f", "arguments": {"a": 1}}]\\n```\\nAnything else?', Context())
+    [f(a=1)]
+    >>> read_auto("I am sorry, I cannot help with that.", Context())
+    []
+    """
+    check_text_limits(text, "auto")
+    if "<tool_call>" in text:
+        return read_hermes(text, ctx)
+    if "[TOOL_CALLS]" in text:
+        return read_mistral(text, ctx)
+    if "<|python_tag|>" in text:
+        return read_llama(text, ctx)
+    fences = _FENCE.findall(text)
+    if fences:
+        calls: list[Call] = []
+        for _lang, body in fences:
+            calls.extend(_auto_plain(body, ctx))
+        return calls
+    return _auto_plain(text, ctx)
+
+
+# --------------------------------------------------------------------------- public
+
+
+def parse_text(text: str, fmt: str, ctx: Context) -> list[Call]:
+    """Read model-output text with the reader registered as ``fmt``."""
+    try:
+        reader = FORMATS[fmt]
+    except KeyError:
+        raise ValueError(
+            f"format: unknown value {fmt!r}; expected one of " + ", ".join(repr(f) for f in FORMATS)
+        ) from None
+    return reader(text, ctx)
+
+
+def read_any(output: Any, fmt: str, ctx: Context) -> list[Call]:
+    """Text through the ``fmt`` reader; structured input the same way in every mode."""
+    if isinstance(output, str):
+        return parse_text(output, fmt, ctx)
+    if fmt not in FORMATS:
+        parse_text("", fmt, ctx)  # raises the unknown-format error
+    return coerce_structured(output, parse_text=lambda t: parse_text(t, fmt, ctx))
+
+
+def parse_calls(
+    output: Any,
+    format: str = "auto",
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    name_canonicalizer: str | Callable[[str], str] | None = None,
+) -> list[Call]:
+    """Read the tool calls in a model's output.
+
+    Parameters
+    ----------
+    output
+        Model-output text, or any structured call shape (a message dict, a list of calls).
+    format
+        ``"auto"`` (detect), or one of ``"python"``, ``"json"``, ``"openai"``, ``"anthropic"``,
+        ``"hermes"`` (``"qwen"``), ``"mistral"``, ``"llama"``, ``"bfcl"``. Applies to text;
+        structured input is read the same way in every mode.
+    tools
+        Tool schemas; needed to name positional arguments.
+    name_canonicalizer
+        How tool names are looked up in ``tools`` (``"exact"``, ``"underscore"``, callable).
+
+    Returns
+    -------
+    list[Call]
+        The calls, in the order written. Prose without a call gives ``[]``.
+
+    Raises
+    ------
+    ToolCallParseError
+        When the output attempts a call that cannot be read (broken JSON, unbalanced brackets,
+        arithmetic, a list of strings, over 1 MB or 64 levels deep).
+    ValueError
+        For an unknown format.
+
+    Examples
+    --------
+    >>> parse_calls("[get_weather(city='Paris')]")
+    [get_weather(city='Paris')]
+    >>> parse_calls('<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>')
+    [f(x=1)]
+    >>> tools = [{"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "integer"}}}}]
+    >>> parse_calls("f(5)", tools=tools)
+    [f(x=5)]
+    >>> parse_calls("[f(x=__import__('os').system('ls'))]")
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: python: a call used as a value is not a literal value (in "__import__('os').system('ls')")
+    """
+    name_fn = resolve_name_canonicalizer(name_canonicalizer)
+    ctx = Context(compile_tools(merge_tools(tools), {}, name_fn).param_order) if tools else Context()
+    return read_any(output, format, ctx)

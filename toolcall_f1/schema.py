@@ -1,0 +1,352 @@
+"""Tool schemas: parameters, required, defaults, types and importance weights (SPEC §3).
+
+A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, a bare
+``{"name", "description", "parameters"}`` as BFCL writes it, or Anthropic's
+``input_schema``) compiles into a :class:`ToolSet`: a lookup from tool name to a
+:class:`ToolSpec` with everything the comparison needs. Compilation is cached per tool list.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .values import NameCanonicalizer, canon_exact
+
+__all__ = [
+    "ParamSpec",
+    "ToolSpec",
+    "ToolSet",
+    "compile_tools",
+    "merge_tools",
+    "validate_weights",
+    "type_ok",
+    "TYPE_ALIASES",
+]
+
+#: BFCL's type names, read as JSON Schema types.
+TYPE_ALIASES = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "any": "any",
+    "str": "string",
+    "int": "integer",
+    "bool": "boolean",
+    "list": "array",
+}
+
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    """One parameter of a tool: its JSON schema, weight and default."""
+
+    name: str
+    schema: Mapping[str, Any]
+    weight: float
+    has_default: bool
+    default: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """Everything known about one tool: weight, parameters in declaration order, required."""
+
+    name: str
+    weight: float
+    params: Mapping[str, ParamSpec]
+    required: frozenset[str]
+    declared: bool
+    arg_weights: Mapping[str, float]
+
+    def arg_weight(self, arg: str) -> float:
+        """Weight of an argument: override, else schema importance, else 1."""
+        w = self.arg_weights.get(arg)
+        if w is not None:
+            return w
+        spec = self.params.get(arg)
+        return spec.weight if spec is not None else 1.0
+
+
+_DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), False, {})
+
+
+def _check_weight(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"weights: {what} must be a finite number >= 0, got {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"weights: {what} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Normalise ``weights=`` to ``{tool: {"weight": w|None, "arguments": {arg: w}}}``.
+
+    Raises
+    ------
+    ValueError
+        Naming the tool, for a negative, non-finite or non-numeric weight or a bad shape.
+
+    Examples
+    --------
+    >>> validate_weights({"delete_all": 10, "f": {"arguments": {"x": 2}}})
+    {'delete_all': {'weight': 10.0, 'arguments': {}}, 'f': {'weight': None, 'arguments': {'x': 2.0}}}
+    >>> validate_weights({"rm": -1})
+    Traceback (most recent call last):
+    ...
+    ValueError: weights: tool 'rm' must be a finite number >= 0, got -1
+    """
+    if weights is None:
+        return {}
+    if not isinstance(weights, Mapping):
+        raise ValueError(f"weights: expected a mapping of tool name to weight, got {type(weights).__name__}")
+    out: dict[str, dict[str, Any]] = {}
+    for tool, entry in weights.items():
+        if isinstance(entry, Mapping):
+            unknown = set(entry) - {"weight", "arguments"}
+            if unknown:
+                raise ValueError(
+                    f"weights: tool {tool!r} has unknown keys {sorted(unknown)}; expected 'weight' and 'arguments'"
+                )
+            w = entry.get("weight")
+            args = entry.get("arguments") or {}
+            if not isinstance(args, Mapping):
+                raise ValueError(f"weights: tool {tool!r}: 'arguments' must be a mapping")
+            out[tool] = {
+                "weight": None if w is None else _check_weight(w, f"tool {tool!r}"),
+                "arguments": {
+                    a: _check_weight(v, f"tool {tool!r} argument {a!r}") for a, v in args.items()
+                },
+            }
+        else:
+            out[tool] = {"weight": _check_weight(entry, f"tool {tool!r}"), "arguments": {}}
+    return out
+
+
+def _function_of(schema: Any, index: int) -> Mapping[str, Any]:
+    if not isinstance(schema, Mapping):
+        raise ValueError(f"tools[{index}]: expected a function schema object, got {type(schema).__name__}")
+    if "function" in schema and isinstance(schema["function"], Mapping):
+        schema = schema["function"]
+    name = schema.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"tools[{index}]: a function schema needs a non-empty 'name'")
+    return schema
+
+
+def tool_name(schema: Mapping[str, Any]) -> str:
+    """The name of a function schema in any accepted form."""
+    if "function" in schema and isinstance(schema["function"], Mapping):
+        return str(schema["function"].get("name"))
+    return str(schema.get("name"))
+
+
+def merge_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
+    """Merge lists of schemas by tool name, later layers winning (SPEC §2, per-example tools).
+
+    Examples
+    --------
+    >>> merged = merge_tools([{"name": "a", "importance": 1}], [{"name": "a", "importance": 5}, {"name": "b"}])
+    >>> [(t["name"], t.get("importance")) for t in merged]
+    [('a', 5), ('b', None)]
+    """
+    by_name: dict[str, Mapping[str, Any]] = {}
+    for layer in layers:
+        if not layer:
+            continue
+        if isinstance(layer, Mapping) or isinstance(layer, str):
+            raise ValueError(f"tools: expected a list of function schemas, got {type(layer).__name__}")
+        for i, schema in enumerate(layer):
+            fn = _function_of(schema, i)
+            by_name[fn["name"]] = schema
+    return list(by_name.values())
+
+
+def _params_schema(fn: Mapping[str, Any]) -> Mapping[str, Any]:
+    params = fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
+    if params is None:
+        return {}
+    if not isinstance(params, Mapping):
+        raise ValueError(f"tool {fn['name']!r}: 'parameters' must be a JSON Schema object")
+    return params
+
+
+def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> ToolSpec:
+    name = fn["name"]
+    params = _params_schema(fn)
+    props = params.get("properties") or {}
+    if not isinstance(props, Mapping):
+        raise ValueError(f"tool {name!r}: 'properties' must be an object")
+    required = params.get("required") or []
+    if not isinstance(required, (list, tuple)):
+        raise ValueError(f"tool {name!r}: 'required' must be a list")
+    specs: dict[str, ParamSpec] = {}
+    for pname, pschema in props.items():
+        if not isinstance(pschema, Mapping):
+            pschema = {}
+        imp = pschema.get("importance", 1)
+        weight = _check_weight(imp, f"tool {name!r} argument {pname!r} importance")
+        has_default = "default" in pschema
+        specs[pname] = ParamSpec(
+            pname, pschema, weight, has_default, pschema.get("default") if has_default else None
+        )
+    tool_weight = _check_weight(fn.get("importance", 1), f"tool {name!r} importance")
+    arg_weights: dict[str, float] = {}
+    if override:
+        if override.get("weight") is not None:
+            tool_weight = override["weight"]
+        arg_weights = dict(override.get("arguments") or {})
+    return ToolSpec(name, tool_weight, specs, frozenset(required), True, arg_weights)
+
+
+class ToolSet:
+    """Compiled schemas plus weight overrides, looked up by (canonical) tool name."""
+
+    __slots__ = ("by_key", "name_canon", "has_schema", "overrides")
+
+    def __init__(
+        self,
+        tools: Sequence[Mapping[str, Any]],
+        weights: Mapping[str, Mapping[str, Any]],
+        name_canon: NameCanonicalizer = canon_exact,
+    ) -> None:
+        self.name_canon = name_canon
+        self.has_schema = bool(tools)
+        self.by_key: dict[str, ToolSpec] = {}
+        self.overrides: dict[str, ToolSpec] = {}
+        for i, schema in enumerate(tools):
+            fn = _function_of(schema, i)
+            spec = _compile_one(fn, weights.get(fn["name"]))
+            self.by_key[name_canon(spec.name)] = spec
+        for tool, entry in weights.items():
+            key = name_canon(tool)
+            if key in self.by_key:
+                continue
+            w = entry.get("weight")
+            self.overrides[key] = ToolSpec(
+                tool, 1.0 if w is None else w, {}, frozenset(), False,
+                dict(entry.get("arguments") or {}),
+            )
+
+    def lookup(self, name: str) -> ToolSpec | None:
+        """The schema of a declared tool, or None."""
+        return self.by_key.get(self.name_canon(name))
+
+    def spec_for_weights(self, name: str) -> ToolSpec:
+        """A spec to read weights from: the schema's, a weights-only entry, or the default."""
+        key = self.name_canon(name)
+        spec = self.by_key.get(key)
+        if spec is not None:
+            return spec
+        return self.overrides.get(key, _DEFAULT_TOOL)
+
+    def param_order(self, name: str) -> list[str] | None:
+        """Declared parameter names in order (for positional arguments), or None."""
+        spec = self.lookup(name)
+        return None if spec is None else list(spec.params)
+
+
+_CACHE: OrderedDict[str, ToolSet] = OrderedDict()
+_CACHE_SIZE = 512
+
+
+def compile_tools(
+    tools: Sequence[Mapping[str, Any]],
+    weights: Mapping[str, Mapping[str, Any]],
+    name_canon: NameCanonicalizer = canon_exact,
+) -> ToolSet:
+    """Compile schemas and (validated) weights into a :class:`ToolSet`, cached by content.
+
+    Raises
+    ------
+    ValueError
+        For a malformed schema or importance, naming the tool.
+    """
+    try:
+        key = json.dumps([tools, weights], sort_keys=True, default=repr) + f"|{id(name_canon)}"
+    except (TypeError, ValueError):
+        return ToolSet(tools, weights, name_canon)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    compiled = ToolSet(tools, weights, name_canon)
+    _CACHE[key] = compiled
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return compiled
+
+
+# --------------------------------------------------------------------------- types
+
+
+def _declared_types(schema: Mapping[str, Any]) -> list[Any] | None:
+    t = schema.get("type")
+    if t is None:
+        return None
+    return list(t) if isinstance(t, (list, tuple)) else [t]
+
+
+def type_ok(value: Any, schema: Any) -> bool:
+    """Does ``value`` satisfy the schema's ``type`` (with ``items``/``properties``/unions)?
+
+    Only ``type``, ``items``, ``properties``, ``anyOf``/``oneOf`` and type lists are read;
+    BFCL's names are aliases (``dict``, ``float``, ``tuple``, ``any``). Undeclared types,
+    unknown type names and undeclared object keys are not checked.
+
+    Examples
+    --------
+    >>> type_ok(10, {"type": "integer"}), type_ok(10.0, {"type": "integer"}), type_ok(True, {"type": "integer"})
+    (True, False, False)
+    >>> type_ok(2, {"type": "float"}), type_ok([1, "x"], {"type": "array", "items": {"type": "integer"}})
+    (True, False)
+    >>> type_ok({"a": 1}, {"type": "dict", "properties": {"a": {"type": "string"}}})
+    False
+    """
+    if not isinstance(schema, Mapping):
+        return True
+    unions = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(unions, (list, tuple)) and unions:
+        if not any(type_ok(value, member) for member in unions):
+            return False
+    types = _declared_types(schema)
+    if types is None:
+        return True
+    return any(_one_type_ok(value, t, schema) for t in types)
+
+
+def _one_type_ok(value: Any, t: Any, schema: Mapping[str, Any]) -> bool:
+    if not isinstance(t, str):
+        return True
+    t = TYPE_ALIASES.get(t, t)
+    if t == "any":
+        return True
+    if t == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if t == "string":
+        return isinstance(value, str)
+    if t == "boolean":
+        return isinstance(value, bool)
+    if t == "null":
+        return value is None
+    if t == "array":
+        if not isinstance(value, (list, tuple)):
+            return False
+        items = schema.get("items")
+        return items is None or all(type_ok(v, items) for v in value)
+    if t == "object":
+        if not isinstance(value, Mapping):
+            return False
+        props = schema.get("properties")
+        if not isinstance(props, Mapping):
+            return True
+        return all(type_ok(v, props[k]) for k, v in value.items() if k in props)
+    return True  # a type name we do not know is not checked

@@ -1,0 +1,625 @@
+"""Counting TP/FP/FN per example, micro-averaged scores, and the seed's ``ToolCallMetric``.
+
+Counting is kept apart from dividing (SPEC §7–§8): each example yields weighted TP/FP/FN;
+a corpus sums them (with :func:`math.fsum`, so example order cannot change a digit) and
+divides once. Never a mean of per-example scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .calls import Call, GoldCall, ToolCallParseError, bfcl_gold, coerce_structured
+from .matching import LEVELS, MATCHINGS, PairResult, check_choice, match_indices
+from .parsing import FORMATS, Context, read_any
+from .schema import ToolSet, compile_tools, merge_tools, validate_weights
+from .values import (
+    Canonicalizer,
+    canonicalizer_name,
+    name_canonicalizer_name,
+    resolve_canonicalizer,
+    resolve_name_canonicalizer,
+)
+
+__all__ = [
+    "VERSION",
+    "Counts",
+    "Score",
+    "prf",
+    "ToolCallMetric",
+    "summarize",
+    "PARSE_ERROR_MODES",
+    "REFERENCE_FORMATS",
+]
+
+VERSION = "0.1.0"
+PARSE_ERROR_MODES = ("count", "raise")
+REFERENCE_FORMATS = ("auto", "bfcl", *(f for f in FORMATS if f != "auto"))
+
+
+def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
+    """Precision, recall and F1 from counts; 1.0 when all three are zero, else 0.0 on a zero
+    denominator.
+
+    Examples
+    --------
+    >>> prf(1, 1, 1)
+    (0.5, 0.5, 0.5)
+    >>> prf(0, 0, 0), prf(0, 0, 2)
+    ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
+    """
+    if tp == 0 and fp == 0 and fn == 0:
+        return 1.0, 1.0, 1.0
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0
+    return p, r, f
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Weighted TP/FP/FN: the sufficient statistics. ``+`` merges them (micro-averaging).
+
+    Examples
+    --------
+    >>> c = Counts(1, 0, 0) + Counts(0, 0, 1)
+    >>> c, round(c.f1, 4)
+    (Counts(tp=1, fp=0, fn=1), 0.6667)
+    """
+
+    tp: float = 0.0
+    fp: float = 0.0
+    fn: float = 0.0
+
+    def __add__(self, other: Counts) -> Counts:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
+    @property
+    def precision(self) -> float:
+        return prf(self.tp, self.fp, self.fn)[0]
+
+    @property
+    def recall(self) -> float:
+        return prf(self.tp, self.fp, self.fn)[1]
+
+    @property
+    def f1(self) -> float:
+        return prf(self.tp, self.fp, self.fn)[2]
+
+    @staticmethod
+    def total(counts: Iterable[Counts]) -> Counts:
+        """Sum exactly rounded (``math.fsum``): the order of the terms cannot matter."""
+        items = list(counts)
+        return Counts(
+            math.fsum(c.tp for c in items),
+            math.fsum(c.fp for c in items),
+            math.fsum(c.fn for c in items),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One example's result: weighted counts, its exact flag, and what was matched.
+
+    ``pairs`` holds ``(pred_index, gold_index, PairResult)``; ``preds`` and ``golds`` are
+    the calls read from the example.
+    """
+
+    tp: float
+    fp: float
+    fn: float
+    exact: bool
+    parse_error: str | None = None
+    preds: tuple[Call, ...] = ()
+    golds: tuple[GoldCall, ...] = ()
+    pairs: tuple[tuple[int, int, PairResult], ...] = ()
+    unmatched_pred: tuple[int, ...] = ()
+    unmatched_gold: tuple[int, ...] = ()
+    hallucinated_tools: int = 0
+    hallucinated_args: int = 0
+    per_tool: Mapping[str, Counts] = field(default_factory=dict)
+    tools_digest: str = ""
+
+    @property
+    def counts(self) -> Counts:
+        return Counts(self.tp, self.fp, self.fn)
+
+    @property
+    def precision(self) -> float:
+        return prf(self.tp, self.fp, self.fn)[0]
+
+    @property
+    def recall(self) -> float:
+        return prf(self.tp, self.fp, self.fn)[1]
+
+    @property
+    def f1(self) -> float:
+        return prf(self.tp, self.fp, self.fn)[2]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Per-example details: counts, exact flag, pairs with each argument's verdict."""
+        p, r, f = prf(self.tp, self.fp, self.fn)
+        return {
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": p,
+            "recall": r,
+            "f1": f,
+            "exact": self.exact,
+            "parse_error": self.parse_error,
+            "pairs": [
+                {
+                    "pred": self.preds[i].to_dict(),
+                    "gold": _gold_dict(self.golds[j]),
+                    "exact": res.exact,
+                    "arguments": [v.to_dict() for v in res.verdicts],
+                }
+                for i, j, res in self.pairs
+            ],
+            "unmatched_pred": [self.preds[i].to_dict() for i in self.unmatched_pred],
+            "unmatched_gold": [_gold_dict(self.golds[j]) for j in self.unmatched_gold],
+            "hallucinated_tools": self.hallucinated_tools,
+            "hallucinated_args": self.hallucinated_args,
+        }
+
+
+def _gold_dict(gold: GoldCall) -> dict[str, Any]:
+    from .matching import _gold_repr
+
+    return {"name": gold.name, "arguments": {k: _gold_repr(v) for k, v in gold.arguments.items()}}
+
+
+def _digest(obj: Any) -> str:
+    text = json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def count_example(
+    preds: Sequence[Call],
+    golds: Sequence[GoldCall],
+    toolset: ToolSet,
+    *,
+    level: str,
+    matching: str,
+    canon: Canonicalizer,
+    fill_defaults: bool,
+    parse_error: str | None = None,
+    tools_digest: str = "",
+) -> Score:
+    """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7)."""
+    pairs, up, ug = match_indices(
+        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults
+    )
+    tp: list[float] = []
+    fp: list[float] = []
+    fn: list[float] = []
+    per_tool: dict[str, list[list[float]]] = {}
+    names: dict[str, str] = {}
+    name_fn = toolset.name_canon
+    for j, g in enumerate(golds):
+        names.setdefault(name_fn(g.name), g.name)
+
+    def bucket(name: str) -> list[list[float]]:
+        key = names.setdefault(name_fn(name), name)
+        return per_tool.setdefault(key, [[], [], []])
+
+    for i, j, res in pairs:
+        spec = toolset.spec_for_weights(preds[i].name)
+        wt = spec.weight
+        b = bucket(golds[j].name)
+        if level == "call":
+            if res.exact:
+                tp.append(wt)
+                b[0].append(wt)
+            else:
+                fp.append(wt)
+                fn.append(wt)
+                b[1].append(wt)
+                b[2].append(wt)
+            continue
+        ptp, pfp, pfn = [wt], [], []
+        for v in res.verdicts:
+            w = wt * v.weight
+            if v.verdict == "agree":
+                ptp.append(w)
+            elif v.verdict == "disagree":
+                pfp.append(w)
+                pfn.append(w)
+            elif v.verdict == "extra":
+                pfp.append(w)
+            elif v.verdict == "missing":
+                pfn.append(w)
+        tp.extend(ptp)
+        fp.extend(pfp)
+        fn.extend(pfn)
+        b[0].extend(ptp)
+        b[1].extend(pfp)
+        b[2].extend(pfn)
+    for i in up:
+        call = preds[i]
+        spec = toolset.spec_for_weights(call.name)
+        terms = [spec.weight]
+        if level == "arg":
+            terms.extend(spec.weight * spec.arg_weight(k) for k in call.arguments)
+        fp.extend(terms)
+        bucket(call.name)[1].extend(terms)
+    for j in ug:
+        gold = golds[j]
+        spec = toolset.spec_for_weights(gold.name)
+        terms = [spec.weight]
+        if level == "arg":
+            terms.extend(
+                spec.weight * spec.arg_weight(k) for k, acc in gold.arguments.items() if not acc.optional
+            )
+        fn.extend(terms)
+        bucket(gold.name)[2].extend(terms)
+
+    h_tools = h_args = 0
+    if toolset.has_schema:
+        for call in preds:
+            spec = toolset.lookup(call.name)
+            if spec is None:
+                h_tools += 1
+            else:
+                h_args += sum(1 for k in call.arguments if k not in spec.params)
+
+    exact = parse_error is None and not up and not ug and all(r.exact for _, _, r in pairs)
+    return Score(
+        math.fsum(tp),
+        math.fsum(fp),
+        math.fsum(fn),
+        exact,
+        parse_error,
+        tuple(preds),
+        tuple(golds),
+        tuple(pairs),
+        tuple(up),
+        tuple(ug),
+        h_tools,
+        h_args,
+        {k: Counts(math.fsum(a), math.fsum(b), math.fsum(c)) for k, (a, b, c) in per_tool.items()},
+        tools_digest,
+    )
+
+
+def summarize(
+    scores: Sequence[Score],
+    *,
+    signature: str,
+    per_tool: bool = False,
+    return_details: bool = False,
+) -> dict[str, Any]:
+    """The corpus result of SPEC §8 from per-example scores: micro-averaged, never a mean.
+
+    Examples
+    --------
+    >>> m = ToolCallMetric()
+    >>> a = m([("g", {})], [("g", {})])
+    >>> b = m([], [("g", {})])
+    >>> r = summarize([a, b], signature="-")
+    >>> round(r["f1"], 4), r["exact_match"], r["tp"], r["fn"]
+    (0.6667, 0.5, 1.0, 1.0)
+    """
+    total = Counts.total(s.counts for s in scores)
+    p, r, f = prf(total.tp, total.fp, total.fn)
+    n = len(scores)
+    out: dict[str, Any] = {
+        "f1": f,
+        "precision": p,
+        "recall": r,
+        "exact_match": (sum(1 for s in scores if s.exact) / n) if n else 1.0,
+        "tp": total.tp,
+        "fp": total.fp,
+        "fn": total.fn,
+        "num_examples": n,
+        "num_parse_errors": sum(1 for s in scores if s.parse_error is not None),
+        "hallucinated_tools": sum(s.hallucinated_tools for s in scores),
+        "hallucinated_args": sum(s.hallucinated_args for s in scores),
+        "signature": signature,
+    }
+    if per_tool:
+        buckets: dict[str, list[Counts]] = {}
+        for s in scores:
+            for name, c in s.per_tool.items():
+                buckets.setdefault(name, []).append(c)
+        table = {}
+        for name in sorted(buckets):
+            c = Counts.total(buckets[name])
+            prec, rec, f1 = prf(c.tp, c.fp, c.fn)
+            table[name] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": prec, "recall": rec, "f1": f1}
+        out["per_tool"] = table
+    if return_details:
+        out["details"] = [s.to_dict() for s in scores]
+    return out
+
+
+class ToolCallMetric:
+    """Tool-call correctness (BFCL AST match) as a cost-weighted, micro-averaged metric.
+
+    Parameters
+    ----------
+    level
+        ``"call"`` (default): a call is a TP only on an exact match; ``"arg"``: partial credit
+        per argument (the name and each argument are fields).
+    canonicalizer
+        ``"default"`` (None), ``"bfcl"``, ``"exact"`` or a callable ``str -> str``.
+    tools
+        Tool schemas (OpenAI or BFCL form): types, required, defaults, importance weights.
+    weights
+        ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
+    matching
+        ``"greedy"`` (default, the seed's algorithm) or ``"optimal"``.
+    name_canonicalizer
+        ``"exact"`` (None), ``"underscore"`` (``a.b`` reads as ``a_b``) or a callable.
+    prediction_format, reference_format
+        How text is read (``"auto"``; ``"bfcl"`` for BFCL's strict decoder / possible answers).
+    on_parse_error
+        ``"count"`` (score as zero calls, count in ``num_parse_errors``) or ``"raise"``.
+
+    Examples
+    --------
+    >>> metric = ToolCallMetric()
+    >>> s = metric([("search", {"q": "cats"}), ("delete_all", {})],
+    ...            [("search", {"q": "cats"}), ("answer", {"a": "meow"})])
+    >>> s.tp, s.fp, s.fn, s.f1, s.exact
+    (1.0, 1.0, 1.0, 0.5, False)
+    >>> ToolCallMetric(level="token")
+    Traceback (most recent call last):
+    ...
+    ValueError: level: unknown value 'token'; expected one of 'call', 'arg'
+    """
+
+    def __init__(
+        self,
+        level: str = "call",
+        *,
+        canonicalizer: str | Canonicalizer | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        matching: str = "greedy",
+        name_canonicalizer: str | Callable[[str], str] | None = None,
+        prediction_format: str = "auto",
+        reference_format: str = "auto",
+        on_parse_error: str = "count",
+        grammar: Any = None,
+    ) -> None:
+        self.level = check_choice(level, LEVELS, "level")
+        self.matching = check_choice(matching, MATCHINGS, "matching")
+        self.canonicalizer = canonicalizer
+        self._canon = resolve_canonicalizer(canonicalizer)
+        self.name_canonicalizer = name_canonicalizer
+        self._name_fn = resolve_name_canonicalizer(name_canonicalizer)
+        self.prediction_format = check_choice(prediction_format, tuple(FORMATS), "prediction_format")
+        self.reference_format = check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
+        self.on_parse_error = check_choice(on_parse_error, PARSE_ERROR_MODES, "on_parse_error")
+        if grammar is not None and tools is None:
+            tools = grammar  # the seed's name for the schema source
+        self.tools = list(merge_tools(tools))
+        self.weights = validate_weights(weights)
+        self._toolset = compile_tools(self.tools, self.weights, self._name_fn)
+
+    # -- configuration -------------------------------------------------------------------
+
+    def _toolset_for(
+        self,
+        call_tools: Sequence[Mapping[str, Any]] | None,
+        call_weights: Mapping[str, Any] | None,
+        example_tools: Sequence[Mapping[str, Any]] | None,
+    ) -> ToolSet:
+        if not call_tools and not call_weights and not example_tools:
+            return self._toolset
+        tools = merge_tools(self.tools, call_tools, example_tools)
+        weights = {**self.weights, **validate_weights(call_weights)} if call_weights else self.weights
+        return compile_tools(tools, weights, self._name_fn)
+
+    def signature(
+        self,
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        prediction_format: str | None = None,
+        reference_format: str | None = None,
+        example_tools_digests: Iterable[str] = (),
+    ) -> str:
+        """A short string naming every setting that changes the number (sacrebleu-style).
+
+        Examples
+        --------
+        >>> ToolCallMetric().signature()
+        'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
+        """
+        digests = sorted(set(d for d in example_tools_digests if d))
+        weight_src = [self.tools, self.weights, list(tools or []), weights or {}, digests]
+        has_weights = bool(self.tools or self.weights or tools or weights or digests)
+        parts = [
+            f"level:{self.level}",
+            f"match:{self.matching}",
+            f"canon:{canonicalizer_name(self.canonicalizer)}",
+            f"names:{name_canonicalizer_name(self.name_canonicalizer)}",
+            f"pred:{prediction_format or self.prediction_format}",
+            f"ref:{reference_format or self.reference_format}",
+            f"w:{_digest(weight_src) if has_weights else 'none'}",
+            f"v:{VERSION}",
+        ]
+        return "|".join(parts)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def read_reference(
+        self, reference: Any, *, reference_format: str | None = None, index: int | None = None,
+        toolset: ToolSet | None = None,
+    ) -> tuple[list[GoldCall], list[Mapping[str, Any]] | None]:
+        """A reference → (gold calls, per-example tools or None). Raises, naming the index."""
+        fmt = reference_format or self.reference_format
+        where = "references" if index is None else f"references[{index}]"
+        example_tools = None
+        if (
+            isinstance(reference, Mapping)
+            and "calls" in reference
+            and isinstance(reference["calls"], (list, str))
+        ):
+            example_tools = reference.get("tools")
+            if example_tools is not None and not isinstance(example_tools, list):
+                raise ValueError(f"{where}: 'tools' must be a list of function schemas")
+            reference = reference["calls"]
+        try:
+            if fmt == "bfcl":
+                gold = bfcl_gold(reference, where)
+            else:
+                ts = toolset or self._toolset
+                ctx = Context(ts.param_order) if ts.has_schema else Context()
+                gold = [GoldCall.from_call(c) for c in read_any(reference, fmt, ctx)]
+        except ToolCallParseError as err:
+            raise err.located(where, index) from None
+        return gold, example_tools
+
+    def read_prediction(
+        self, prediction: Any, toolset: ToolSet, *, prediction_format: str | None = None,
+        index: int | None = None,
+    ) -> tuple[list[Call], str | None]:
+        """A prediction → (calls, parse error message or None); raises with ``"raise"``."""
+        fmt = prediction_format or self.prediction_format
+        ctx = Context(toolset.param_order) if toolset.has_schema else Context()
+        try:
+            return read_any(prediction, fmt, ctx), None
+        except ToolCallParseError as err:
+            where = "predictions" if index is None else f"predictions[{index}]"
+            located = err.located(where, index)
+            if self.on_parse_error == "raise":
+                raise located from None
+            return [], str(located)
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def __call__(
+        self,
+        pred: Any,
+        gold: Any,
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        reference_format: str | None = None,
+        prediction_format: str | None = None,
+        index: int | None = None,
+    ) -> Score:
+        """Score one example: a prediction (calls or text) against a reference.
+
+        Raises
+        ------
+        ValueError
+            For a reference that cannot be read, naming it; with ``on_parse_error="raise"``
+            also :class:`ToolCallParseError` for a prediction that cannot be read.
+        """
+        if reference_format is not None:
+            check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
+        if prediction_format is not None:
+            check_choice(prediction_format, tuple(FORMATS), "prediction_format")
+        fmt = reference_format or self.reference_format
+        golds, example_tools = self.read_reference(
+            gold, reference_format=fmt, index=index,
+            toolset=self._toolset_for(tools, weights, None),
+        )
+        if example_tools is not None:
+            example_tools = merge_tools(example_tools)
+        toolset = self._toolset_for(tools, weights, example_tools)
+        if example_tools:
+            # positional arguments in the reference may need the per-example schema
+            golds, _ = self.read_reference(gold, reference_format=fmt, index=index, toolset=toolset)
+        preds, error = self.read_prediction(
+            pred, toolset, prediction_format=prediction_format, index=index
+        )
+        return count_example(
+            preds,
+            golds,
+            toolset,
+            level=self.level,
+            matching=self.matching,
+            canon=self._canon,
+            fill_defaults=fmt != "bfcl",
+            parse_error=error,
+            tools_digest=_digest(example_tools) if example_tools else "",
+        )
+
+    def score_all(
+        self,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        reference_format: str | None = None,
+        prediction_format: str | None = None,
+        progress: bool = False,
+    ) -> list[Score]:
+        """Score every example; ``predictions`` and ``references`` must be the same length."""
+        if len(predictions) != len(references):
+            raise ValueError(
+                f"predictions and references differ in length: {len(predictions)} vs {len(references)}"
+            )
+        items: Iterable[tuple[int, tuple[Any, Any]]] = enumerate(zip(predictions, references))
+        if progress:
+            from tqdm.auto import tqdm
+
+            items = tqdm(items, total=len(predictions), desc="toolcall_f1", unit="ex")
+        return [
+            self(p, g, tools=tools, weights=weights, reference_format=reference_format,
+                 prediction_format=prediction_format, index=i)
+            for i, (p, g) in items
+        ]
+
+    def compute(
+        self,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        reference_format: str | None = None,
+        prediction_format: str | None = None,
+        per_tool: bool = False,
+        return_details: bool = False,
+        progress: bool = False,
+    ) -> dict[str, Any]:
+        """Score a corpus: the dict of SPEC §8 (``f1``, ``precision``, ..., ``signature``).
+
+        Examples
+        --------
+        >>> r = ToolCallMetric().compute([[("f", {"x": 1})], []], [[("f", {"x": 1})], [("g", {})]])
+        >>> round(r["f1"], 4), r["exact_match"], r["num_examples"]
+        (0.6667, 0.5, 2)
+        """
+        scores = self.score_all(
+            predictions, references, tools=tools, weights=weights,
+            reference_format=reference_format, prediction_format=prediction_format,
+            progress=progress,
+        )
+        sig = self.signature(
+            tools=tools, weights=weights, prediction_format=prediction_format,
+            reference_format=reference_format,
+            example_tools_digests=(s.tools_digest for s in scores),
+        )
+        return summarize(scores, signature=sig, per_tool=per_tool, return_details=return_details)
+
+    def aggregate(self, scores: Iterable[Score]) -> float:
+        """Micro-averaged F1 over the corpus (sum TP/FP/FN, then divide) — never a mean.
+
+        Examples
+        --------
+        >>> m = ToolCallMetric()
+        >>> m.aggregate([m([("g", {})], [("g", {})]), m([], [("g", {})])])
+        0.6666666666666666
+        """
+        return Counts.total(s.counts for s in scores).f1
+
+
+def coerce_gold(gold: Any) -> list[GoldCall]:
+    """Structured gold calls (plain values) as :class:`GoldCall`."""
+    return [GoldCall.from_call(c) for c in coerce_structured(gold)]

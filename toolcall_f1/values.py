@@ -1,0 +1,275 @@
+"""Canonicalizers and value equality (SPEC §4).
+
+A canonicalizer maps a string to the form in which two strings are compared. Equality is
+then structural: booleans never equal numbers, numbers compare numerically, lists compare in
+order, dicts by exact keys and equal values, and the canonicalizer is applied to strings at
+every depth.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import Any
+
+__all__ = [
+    "Canonicalizer",
+    "CANONICALIZERS",
+    "canon_default",
+    "canon_bfcl",
+    "canon_exact",
+    "resolve_canonicalizer",
+    "canonicalizer_name",
+    "values_equal",
+    "strictly_identical",
+    "is_empty_value",
+]
+
+Canonicalizer = Callable[[str], str]
+
+_WHITESPACE = re.compile(r"\s+")
+# BFCL's standardize_string: re.sub(r"[ \,\.\/\-\_\*\^]", "", s).lower().replace("'", '"')
+_BFCL_DROP = str.maketrans("", "", " ,./-_*^")
+
+
+@lru_cache(maxsize=65536)
+def canon_default(text: str) -> str:
+    """Casefold, fold runs of whitespace to one space, strip the ends.
+
+    Examples
+    --------
+    >>> canon_default("  New   YORK ")
+    'new york'
+    >>> canon_default("Straße")
+    'strasse'
+    """
+    return _WHITESPACE.sub(" ", text.casefold()).strip()
+
+
+@lru_cache(maxsize=65536)
+def canon_bfcl(text: str) -> str:
+    """BFCL's string standardisation, exactly: drop spaces and ``, . / - _ * ^``, lower, ``'``→``"``.
+
+    Examples
+    --------
+    >>> canon_bfcl("Jan.28, 2021")
+    'jan282021'
+    >>> canon_bfcl("it's")
+    'it"s'
+    >>> canon_bfcl("a\\tb")  # tabs are kept, as in BFCL
+    'a\\tb'
+    """
+    return text.translate(_BFCL_DROP).lower().replace("'", '"')
+
+
+def canon_exact(text: str) -> str:
+    """Identity: strings must match exactly.
+
+    Examples
+    --------
+    >>> canon_exact("New York")
+    'New York'
+    """
+    return text
+
+
+CANONICALIZERS: dict[str, Canonicalizer] = {
+    "default": canon_default,
+    "bfcl": canon_bfcl,
+    "exact": canon_exact,
+}
+
+
+def resolve_canonicalizer(canon: str | Canonicalizer | None) -> Canonicalizer:
+    """Turn a canonicalizer name (or callable, or None for ``"default"``) into a function.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or something that is neither a name nor a callable.
+
+    Examples
+    --------
+    >>> resolve_canonicalizer("bfcl")("A-B")
+    'ab'
+    >>> resolve_canonicalizer("fuzzy")
+    Traceback (most recent call last):
+    ...
+    ValueError: canonicalizer: unknown name 'fuzzy'; expected one of 'default', 'bfcl', 'exact' or a callable str -> str
+    """
+    if canon is None:
+        return canon_default
+    if isinstance(canon, str):
+        try:
+            return CANONICALIZERS[canon]
+        except KeyError:
+            raise ValueError(
+                f"canonicalizer: unknown name {canon!r}; expected one of "
+                + ", ".join(repr(n) for n in CANONICALIZERS)
+                + " or a callable str -> str"
+            ) from None
+    if callable(canon):
+        return canon
+    raise ValueError(
+        f"canonicalizer: expected a name or a callable str -> str, got {type(canon).__name__}"
+    )
+
+
+def canonicalizer_name(canon: str | Canonicalizer | None) -> str:
+    """The name a canonicalizer carries in the signature string.
+
+    Examples
+    --------
+    >>> canonicalizer_name(None), canonicalizer_name("bfcl"), canonicalizer_name(str.upper)
+    ('default', 'bfcl', 'custom:upper')
+    """
+    if canon is None:
+        return "default"
+    if isinstance(canon, str):
+        return canon
+    for name, fn in CANONICALIZERS.items():
+        if fn is canon:
+            return name
+    return "custom:" + getattr(canon, "__qualname__", type(canon).__name__)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def values_equal(pred: Any, gold: Any, canon: Canonicalizer) -> bool:
+    """Structural equality of two JSON values under a canonicalizer (SPEC §4).
+
+    Examples
+    --------
+    >>> values_equal(1, 1.0, canon_exact), values_equal(True, 1, canon_exact)
+    (True, False)
+    >>> values_equal(["A", "b"], ["a", "B"], canon_default)
+    True
+    >>> values_equal(["a", "b"], ["b", "a"], canon_default)   # lists are ordered
+    False
+    >>> values_equal({"k": " X "}, {"k": "x"}, canon_default)
+    True
+    """
+    if isinstance(pred, str):
+        return isinstance(gold, str) and (pred == gold or canon(pred) == canon(gold))
+    if isinstance(pred, bool) or isinstance(gold, bool):
+        return isinstance(pred, bool) and isinstance(gold, bool) and pred is gold
+    if _is_number(pred):
+        return _is_number(gold) and pred == gold
+    if pred is None:
+        return gold is None
+    if isinstance(pred, (list, tuple)):
+        if not isinstance(gold, (list, tuple)) or len(pred) != len(gold):
+            return False
+        return all(values_equal(p, g, canon) for p, g in zip(pred, gold))
+    if isinstance(pred, Mapping):
+        if not isinstance(gold, Mapping) or pred.keys() != gold.keys():
+            return False
+        return all(values_equal(pred[k], gold[k], canon) for k in pred)
+    return False
+
+
+def strictly_identical(a: Any, b: Any) -> bool:
+    """Equality that also tells types apart (``1`` vs ``1.0``, ``True`` vs ``1``).
+
+    Used for repeated keyword arguments, where only an identical repeat is harmless.
+
+    Examples
+    --------
+    >>> strictly_identical(1, 1.0), strictly_identical([1, "a"], [1, "a"])
+    (False, True)
+    """
+    if type(a) is not type(b):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            pass
+        else:
+            return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(strictly_identical(x, y) for x, y in zip(a, b))
+    if isinstance(a, Mapping):
+        return a.keys() == b.keys() and all(strictly_identical(a[k], b[k]) for k in a)
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return bool(a == b)
+
+
+def is_empty_value(value: Any) -> bool:
+    """An *empty value* (``""`` or ``[]``), which counts as omitted for an optional argument.
+
+    Examples
+    --------
+    >>> is_empty_value(""), is_empty_value([]), is_empty_value(0), is_empty_value(None)
+    (True, True, False, False)
+    """
+    return (isinstance(value, str) and value == "") or (
+        isinstance(value, (list, tuple)) and len(value) == 0
+    )
+
+
+NameCanonicalizer = Callable[[str], str]
+
+
+def name_underscore(name: str) -> str:
+    """Read every ``.`` in a tool name as ``_`` (``math.factorial`` → ``math_factorial``).
+
+    Examples
+    --------
+    >>> name_underscore("math.factorial")
+    'math_factorial'
+    """
+    return name.replace(".", "_")
+
+
+NAME_CANONICALIZERS: dict[str, NameCanonicalizer] = {
+    "exact": canon_exact,
+    "underscore": name_underscore,
+}
+
+
+def resolve_name_canonicalizer(canon: str | NameCanonicalizer | None) -> NameCanonicalizer:
+    """Turn a name canonicalizer (``"exact"``, ``"underscore"``, a callable or None) into a function.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+
+    Examples
+    --------
+    >>> resolve_name_canonicalizer("underscore")("a.b")
+    'a_b'
+    >>> resolve_name_canonicalizer("dots")
+    Traceback (most recent call last):
+    ...
+    ValueError: name_canonicalizer: unknown name 'dots'; expected 'exact', 'underscore' or a callable str -> str
+    """
+    if canon is None:
+        return canon_exact
+    if isinstance(canon, str):
+        try:
+            return NAME_CANONICALIZERS[canon]
+        except KeyError:
+            raise ValueError(
+                f"name_canonicalizer: unknown name {canon!r}; expected 'exact', 'underscore'"
+                " or a callable str -> str"
+            ) from None
+    if callable(canon):
+        return canon
+    raise ValueError(
+        f"name_canonicalizer: expected a name or a callable, got {type(canon).__name__}"
+    )
+
+
+def name_canonicalizer_name(canon: str | NameCanonicalizer | None) -> str:
+    """The name a name canonicalizer carries in the signature string."""
+    if canon is None:
+        return "exact"
+    if isinstance(canon, str):
+        return canon
+    for name, fn in NAME_CANONICALIZERS.items():
+        if fn is canon:
+            return name
+    return "custom:" + getattr(canon, "__qualname__", type(canon).__name__)
