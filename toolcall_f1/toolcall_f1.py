@@ -1,0 +1,214 @@
+"""The evaluate.Metric adapter: _info and _compute, reshaping inputs only.
+
+Loaded by ``evaluate.load("toolcall_f1")`` (from the folder that holds this package) or by
+``toolcall_f1.load()``. evaluate's loader copies the sibling modules this file imports
+directly, so every core module is imported here by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import datasets
+import evaluate
+
+from .calls import AnyOf
+from .calls import Call
+from .values import canonicalizer_name
+from .schema import merge_tools
+from .parsing import FORMATS
+from .matching import LEVELS
+from .scoring import ToolCallMetric
+
+_CITATION = """\
+@inproceedings{patil2025bfcl,
+  title     = {The Berkeley Function Calling Leaderboard ({BFCL}): From Tool Use to Agentic Evaluation of Large Language Models},
+  author    = {Patil, Shishir G. and Mao, Huanzhi and Yan, Fanjia and Ji, Charlie Cheng-Jie and Suresh, Vishnu and Stoica, Ion and Gonzalez, Joseph E.},
+  booktitle = {Proceedings of the 42nd International Conference on Machine Learning (ICML)},
+  year      = {2025}
+}
+"""
+
+_DESCRIPTION = """\
+toolcall_f1 scores the tool calls an LLM emitted against gold calls. It parses the calls
+(OpenAI, Anthropic, Hermes/Qwen, Mistral, Llama, JSON, BFCL-style Python syntax, Markdown
+fences), matches them to the gold calls as a multiset (order-free, repeats counted), judges
+each pair the way the Berkeley Function Calling Leaderboard's AST checker does — without
+executing anything — and reports a cost-weighted, micro-averaged F1 over the whole corpus.
+Weights come from the tool schemas ("importance"), so a wrong argument to a destructive tool
+costs more than one to a search.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: per example, the model's tool calls: raw output text (any supported format),
+        a list of calls (``{"name", "arguments"}``, OpenAI tool calls, Anthropic blocks,
+        BFCL ``{name: {args}}``), or an OpenAI assistant message.
+    references: per example, the gold calls in the same shapes, a BFCL possible answer
+        (with ``reference_format="bfcl"``), or ``{"calls": ..., "tools": [...]}`` with
+        per-example tool schemas.
+    level: "call" (a call is a TP only on an exact match) or "arg" (partial credit per
+        argument). Defaults to the config name ("call" unless loaded as "arg").
+    matching: "greedy" (default) or "optimal" (fewest FP+FN, scipy's assignment).
+    canonicalizer: string comparison: "default" (casefold, fold whitespace), "bfcl", "exact"
+        or a callable.
+    name_canonicalizer: "exact" (default), "underscore" (``a.b`` reads as ``a_b``), callable.
+    tools: tool schemas (OpenAI or BFCL form): types, required, defaults, "importance".
+    weights: {tool: w} or {tool: {"weight": w, "arguments": {arg: w}}}.
+    prediction_format: "auto" (default) or a format name; "bfcl" reads text as strictly as
+        BFCL's prompt decoder.
+    reference_format: "auto" (default) or "bfcl" for BFCL possible answers.
+    on_parse_error: "count" (default: zero calls, counted) or "raise".
+    per_tool: also return per-tool tp/fp/fn/precision/recall/f1.
+    return_details: also return per-example counts, pairs and argument verdicts.
+Returns:
+    f1, precision, recall: micro-averaged over the corpus (weighted counts summed, then divided).
+    exact_match: fraction of examples whose calls all match exactly (BFCL's accuracy).
+    tp, fp, fn: weighted counts. num_examples, num_parse_errors, hallucinated_tools,
+    hallucinated_args: counts. signature: every setting that changes the number.
+Examples:
+    >>> import toolcall_f1
+    >>> metric = toolcall_f1.load()
+    >>> results = metric.compute(
+    ...     predictions=['[search(q="cats"), delete_all()]'],
+    ...     references=[[{"name": "search", "arguments": {"q": "cats"}},
+    ...                  {"name": "answer", "arguments": {"a": "meow"}}]])
+    >>> results["f1"], results["tp"], results["fp"], results["fn"]
+    (0.5, 1.0, 1.0, 1.0)
+"""
+
+_MARK = "__toolcall_f1__"
+
+
+def _storable(value: Any, depth: int = 0) -> Any:
+    """Plain JSON for Arrow: calls and tuples as dicts, AnyOf marked (strings inside stay)."""
+    if depth > 200:
+        return repr(value)
+    if isinstance(value, Call):
+        return {"name": value.name, "arguments": _storable(dict(value.arguments), depth + 1)}
+    if isinstance(value, AnyOf):
+        return {_MARK: "anyof", "values": _storable(list(value.values), depth + 1), "optional": value.optional}
+    if isinstance(value, Mapping):
+        return {str(k) if not isinstance(k, str) else k: _storable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and (
+        isinstance(value[1], (Mapping, str)) or value[1] is None
+    ):
+        return {"name": value[0], "arguments": _storable(value[1], depth + 1)}
+    if isinstance(value, (list, tuple)):
+        return [_storable(v, depth + 1) for v in value]
+    name = getattr(value, "name", None)
+    if isinstance(name, str) and not isinstance(value, (str, bytes)):
+        for attr in ("arguments", "args", "input"):
+            if hasattr(value, attr):
+                return {"name": name, "arguments": _storable(getattr(value, attr), depth + 1)}
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return value.tolist()
+    return value
+
+
+def _encode(value: Any) -> Any:
+    """Top-level text is wrapped: datasets.Json would re-read a JSON-looking string as JSON."""
+    if isinstance(value, str):
+        return {_MARK: "text", "text": value}
+    return _storable(value)
+
+
+def _decode(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, dict):
+        mark = value.get(_MARK)
+        if mark == "text" and depth == 0:
+            return value["text"]
+        if mark == "anyof":
+            return AnyOf(*[_decode(v, depth + 1) for v in value["values"]], optional=value["optional"])
+        if depth < 80:
+            return {k: _decode(v, depth + 1) for k, v in value.items()}
+        return value
+    if isinstance(value, list) and depth < 80:
+        return [_decode(v, depth + 1) for v in value]
+    return value
+
+
+def _decode_prediction(value: Any) -> Any:
+    if isinstance(value, dict) and value.get(_MARK) == "text":
+        return value["text"]
+    return value
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class ToolcallF1(evaluate.Metric):
+    """Cost-weighted, micro-averaged F1 over tool calls (BFCL-style AST matching)."""
+
+    def _info(self) -> evaluate.MetricInfo:
+        if self.config_name not in ("default", *LEVELS):
+            raise ValueError(
+                f"config_name: unknown value {self.config_name!r}; expected 'call' or 'arg'"
+            )
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {"predictions": datasets.Json(), "references": datasets.Json()}
+            ),
+            homepage="https://gorilla.cs.berkeley.edu/leaderboard.html",
+            codebase_urls=["https://github.com/ShishirPatil/gorilla/tree/main/berkeley-function-call-leaderboard"],
+            reference_urls=["https://gorilla.cs.berkeley.edu/blogs/8_berkeley_function_calling_leaderboard.html"],
+        )
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Add a batch; raw text, calls, messages and BFCL answers are all accepted."""
+        if predictions is not None:
+            predictions = [_encode(p) for p in predictions]
+        if references is not None:
+            references = [_encode(r) for r in references]
+        super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Add one example (a prediction and its reference)."""
+        if prediction is not None:
+            prediction = _encode(prediction)
+        if reference is not None:
+            reference = _encode(reference)
+        super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def _compute(
+        self,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        level: str | None = None,
+        matching: str = "greedy",
+        canonicalizer: Any = None,
+        name_canonicalizer: Any = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        prediction_format: str = "auto",
+        reference_format: str = "auto",
+        on_parse_error: str = "count",
+        per_tool: bool = False,
+        return_details: bool = False,
+        progress: bool | None = None,
+    ) -> dict[str, Any]:
+        if level is None:
+            level = "call" if self.config_name == "default" else self.config_name
+        scorer = ToolCallMetric(
+            level,
+            canonicalizer=canonicalizer,
+            tools=merge_tools(tools),
+            weights=weights,
+            matching=matching,
+            name_canonicalizer=name_canonicalizer,
+            prediction_format=prediction_format,
+            reference_format=reference_format,
+            on_parse_error=on_parse_error,
+        )
+        preds = [_decode_prediction(p) for p in predictions]
+        refs = [_decode(r) for r in references]
+        if progress is None:
+            progress = len(preds) >= 50_000
+        return scorer.compute(
+            preds, refs, per_tool=per_tool, return_details=return_details, progress=progress
+        )
+
+
+__all__ = ["ToolcallF1", "FORMATS", "canonicalizer_name"]
