@@ -34,8 +34,10 @@ chromium:
 
 install-test: $(STAMP)/install-test chromium
 
+# pytest's exit code 5 (no tests collected) is a failure, never a silent success.
 test: install-test
-	$(PYTHON) -m pytest -q -p no:cacheprovider
+	@$(PYTHON) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 bench: $(STAMP)/install-test
 	$(PYTHON) benchmarks/run_all.py

@@ -361,7 +361,7 @@ def load_json(text: str, fmt: str = "json") -> Any:
     >>> load_json('{"a": NaN}')
     Traceback (most recent call last):
     ...
-    toolcall_f1.calls.ToolCallParseError: json: NaN is not valid JSON
+    toolcall_f1.calls.ToolCallParseError: json: NaN is not valid JSON (in '{"a": NaN}')
     """
     check_text_limits(text, fmt)
     try:

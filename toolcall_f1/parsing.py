@@ -58,8 +58,9 @@ def _err(msg: str, fmt: str, snippet: str | None = None) -> ToolCallParseError:
     return ToolCallParseError(msg, format=fmt, snippet=snippet)
 
 
-def _literal(node: ast.AST, fmt: str, depth: int = 0) -> Any:
-    """A JSON value from a literal node: constants, lists, tuples, dicts, ±numbers, names."""
+def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool = True) -> Any:
+    """A JSON value from a literal node: constants, lists, tuples, dicts, ±numbers, and (in
+    call arguments, as BFCL reads them) bare names as strings."""
     if depth > MAX_DEPTH:
         raise _err(f"nested deeper than {MAX_DEPTH} levels", fmt)
     if isinstance(node, ast.Constant):
@@ -81,23 +82,25 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0) -> Any:
             and isinstance(operand.value, (int, float))
             and not isinstance(operand.value, bool)
         ):
-            value = _literal(operand, fmt, depth + 1)
+            value = _literal(operand, fmt, depth + 1, names)
             return -value if isinstance(node.op, ast.USub) else value
         raise _err("only a number may carry a sign", fmt, ast.unparse(node))
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [_literal(e, fmt, depth + 1) for e in node.elts]
+        return [_literal(e, fmt, depth + 1, names) for e in node.elts]
     if isinstance(node, ast.Dict):
         out: dict[str, Any] = {}
         for k, v in zip(node.keys, node.values):
             if k is None:
                 raise _err("'**' unpacking is not a JSON value", fmt, ast.unparse(node))
-            key = _literal(k, fmt, depth + 1)
+            key = _literal(k, fmt, depth + 1, names)
             if not isinstance(key, str):
                 raise _err(f"dict keys must be strings, got {ast.unparse(k)}", fmt)
-            out[key] = _literal(v, fmt, depth + 1)
+            out[key] = _literal(v, fmt, depth + 1, names)
         return out
     if isinstance(node, ast.Name):
-        return node.id  # a bare identifier is its name, as BFCL reads it
+        if names:
+            return node.id  # a bare identifier is its name, as BFCL reads it
+        raise _err(f"bare name {node.id!r} is not a JSON value", fmt, node.id)
     what = {
         ast.Set: "a set",
         ast.BinOp: "arithmetic",
@@ -171,7 +174,7 @@ def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts
     if isinstance(body, (ast.List, ast.Tuple)):
         if dicts and body.elts and all(isinstance(e, ast.Dict) for e in body.elts):
             # A Python-literal rendering of JSON calls: [{'name': 'f', 'arguments': {...}}]
-            return coerce_structured(_literal(body, fmt), fmt=fmt)
+            return coerce_structured(_literal(body, fmt, names=False), fmt=fmt)
         calls = []
         for elem in body.elts:
             if not isinstance(elem, ast.Call):
@@ -179,7 +182,7 @@ def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts
             calls.append(_call_from_ast(elem, ctx, fmt))
         return calls
     if dicts and isinstance(body, ast.Dict):
-        return coerce_structured(_literal(body, fmt), fmt=fmt)
+        return coerce_structured(_literal(body, fmt, names=False), fmt=fmt)
     raise _err("expected a call or a list of calls", fmt, text)
 
 
@@ -200,6 +203,7 @@ def _python_whole(text: str, ctx: Context, fmt: str = "python") -> list[Call]:
 _BULLET_LABEL = re.compile(
     r"^\s*(?:[-*+>]\s+|\d+[.)]\s+)?(?:(?:\*\*|__)?[A-Za-z][\w ]{0,40}(?:\*\*|__)?\s*:(?:\*\*)?\s*)?"
 )
+_LABEL_END = re.compile(r":(?:\*\*|__)?[ \t]*")
 _ATTEMPT = re.compile(r"`*\s*(?:\[\s*)?[A-Za-z_][\w.]*\(")
 
 
@@ -248,9 +252,10 @@ def _python_lines(text: str, ctx: Context, fmt: str = "python") -> tuple[list[Ca
             line_end = n
         line = text[pos:line_end]
         label = _BULLET_LABEL.match(line)
-        start = pos + (label.end() if label else 0)
-        m = _ATTEMPT.match(text, start)
-        if not m:
+        starts = [pos + (label.end() if label else 0)]
+        starts.extend(pos + m.end() for m in _LABEL_END.finditer(line))
+        start = next((i for i in starts if _ATTEMPT.match(text, i)), -1)
+        if start < 0:
             pos = line_end + 1
             continue
         attempted = True
@@ -470,7 +475,7 @@ def read_hermes(text: str, ctx: Context) -> list[Call]:
     >>> read_hermes('<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>', Context())
     Traceback (most recent call last):
     ...
-    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON: Expecting ',' delimiter: line 1 column 38 (char 37) (in '{"name": "f", "arguments": {"a": 1}')
+    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON: Expecting ',' delimiter: line 1 column 36 (char 35) (in '{"name": "f", "arguments": {"a": 1}')
     """
     check_text_limits(text, "hermes")
     blocks = _HERMES.findall(text)
@@ -564,7 +569,7 @@ def read_bfcl(text: str, ctx: Context) -> list[Call]:
     >>> read_bfcl("```python\\n[f(a=1)]\\n```", Context())
     Traceback (most recent call last):
     ...
-    toolcall_f1.calls.ToolCallParseError: bfcl: a list that is not a list of calls (in '[python\\n[f(a=1)]]')
+    toolcall_f1.calls.ToolCallParseError: bfcl: not valid call syntax: '[' was never closed (in '[python\\n[f(a=1)]')
     """
     text = text.strip("`\n ")
     if not text or text == "[]":
@@ -594,11 +599,13 @@ def _auto_plain(text: str, ctx: Context) -> list[Call]:
         try:
             return _calls_from_json(text, "json")
         except ToolCallParseError as json_err:
-            if text[0] == "{" or text.startswith("[{") or text.startswith('["'):
-                try:
-                    return read_python(text, ctx)
-                except ToolCallParseError:
+            looks_json = text[0] == "{" or re.match(r"\[\s*[{\"]", text) is not None
+            try:
+                return _python_whole(text, ctx) if looks_json else read_python(text, ctx)
+            except ToolCallParseError:
+                if looks_json:
                     raise json_err from None
+                raise
     return read_python(text, ctx)
 
 

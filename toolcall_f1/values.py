@@ -123,7 +123,7 @@ def canonicalizer_name(canon: str | Canonicalizer | None) -> str:
     Examples
     --------
     >>> canonicalizer_name(None), canonicalizer_name("bfcl"), canonicalizer_name(str.upper)
-    ('default', 'bfcl', 'custom:upper')
+    ('default', 'bfcl', 'custom:str.upper')
     """
     if canon is None:
         return "default"
