@@ -12,6 +12,7 @@ import ast
 import json
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -162,7 +163,9 @@ def _call_from_ast(node: ast.Call, ctx: Context, fmt: str) -> Call:
 def _parse_expr(text: str, fmt: str) -> ast.expr:
     check_text_limits(text, fmt)
     try:
-        return ast.parse(text, mode="eval").body
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes in model text are not our warnings
+            return ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
         msg = err.msg if isinstance(err, SyntaxError) else str(err)
         raise _err(f"not valid call syntax: {msg.splitlines()[0] if msg else type(err).__name__}", fmt, text) from None
