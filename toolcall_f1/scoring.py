@@ -265,11 +265,11 @@ def count_example(
     h_tools = h_args = 0
     if toolset.has_schema:
         for call in preds:
-            spec = toolset.lookup(call.name)
-            if spec is None:
+            declared = toolset.lookup(call.name)
+            if declared is None:
                 h_tools += 1
             else:
-                h_args += sum(1 for k in call.arguments if k not in spec.params)
+                h_args += sum(1 for k in call.arguments if k not in declared.params)
 
     exact = parse_error is None and not up and not ug and all(r.exact for _, _, r in pairs)
     return Score(

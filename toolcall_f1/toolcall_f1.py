@@ -7,6 +7,7 @@ directly, so every core module is imported here by name.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -87,7 +88,11 @@ def _storable(value: Any, depth: int = 0) -> Any:
         return repr(value)
     if isinstance(value, Call):
         return {"name": value.name, "arguments": _storable(dict(value.arguments), depth + 1)}
-    if isinstance(value, AnyOf):
+    if isinstance(value, AnyOf) or (
+        # the evaluate loader runs its own copy of the package: an AnyOf built from the
+        # installed package is a different class here, so it is recognised by its shape
+        type(value).__name__ == "AnyOf" and hasattr(value, "values") and hasattr(value, "optional")
+    ):
         return {_MARK: "anyof", "values": _storable(list(value.values), depth + 1), "optional": value.optional}
     if isinstance(value, Mapping):
         return {str(k) if not isinstance(k, str) else k: _storable(v, depth + 1) for k, v in value.items()}
@@ -107,31 +112,33 @@ def _storable(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _encode(value: Any) -> Any:
-    """Top-level text is wrapped: datasets.Json would re-read a JSON-looking string as JSON."""
-    if isinstance(value, str):
-        return {_MARK: "text", "text": value}
-    return _storable(value)
+def _encode(value: Any) -> dict[str, str]:
+    """Each input travels as one exact JSON string inside a marked object.
+
+    Two reasons: ``datasets.Json`` re-reads a JSON-looking top-level string as JSON (text
+    would turn into structure), and its decoder (pandas' ujson) rounds floats
+    (``0.6`` comes back as ``0.6000000000000001``), which would change verdicts.
+    """
+    return {_MARK: "json", "json": json.dumps(_storable(value), ensure_ascii=True)}
 
 
-def _decode(value: Any, depth: int = 0) -> Any:
-    if isinstance(value, dict):
-        mark = value.get(_MARK)
-        if mark == "text" and depth == 0:
-            return value["text"]
-        if mark == "anyof":
-            return AnyOf(*[_decode(v, depth + 1) for v in value["values"]], optional=value["optional"])
-        if depth < 80:
-            return {k: _decode(v, depth + 1) for k, v in value.items()}
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict) and value.get(_MARK) == "json" and isinstance(value.get("json"), str):
+        text = value["json"]
+        data = json.loads(text)
+        return _revive(data) if _MARK in text else data
+    return value  # written by something else: taken as it is
+
+
+def _revive(value: Any, depth: int = 0) -> Any:
+    if depth > 200:
         return value
-    if isinstance(value, list) and depth < 80:
-        return [_decode(v, depth + 1) for v in value]
-    return value
-
-
-def _decode_prediction(value: Any) -> Any:
-    if isinstance(value, dict) and value.get(_MARK) == "text":
-        return value["text"]
+    if isinstance(value, dict):
+        if value.get(_MARK) == "anyof":
+            return AnyOf(*[_revive(v, depth + 1) for v in value["values"]], optional=value["optional"])
+        return {k: _revive(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_revive(v, depth + 1) for v in value]
     return value
 
 
@@ -172,6 +179,16 @@ class ToolcallF1(evaluate.Metric):
             reference = _encode(reference)
         super().add(prediction=prediction, reference=reference, **kwargs)
 
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
+        """Score everything added (plus ``predictions``/``references`` if given).
+
+        A rank that added nothing still joins a distributed run: an empty batch is written
+        first, so an empty shard neither blocks rank 0 nor fails.
+        """
+        if predictions is None and references is None and self.writer is None:
+            self.add_batch(predictions=[], references=[])
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
     def _compute(
         self,
         predictions: Sequence[Any],
@@ -202,7 +219,7 @@ class ToolcallF1(evaluate.Metric):
             reference_format=reference_format,
             on_parse_error=on_parse_error,
         )
-        preds = [_decode_prediction(p) for p in predictions]
+        preds = [_decode(p) for p in predictions]
         refs = [_decode(r) for r in references]
         if progress is None:
             progress = len(preds) >= 50_000
