@@ -1,0 +1,807 @@
+"""Command line: ``toolcall-f1 score`` scores JSONL files of predictions and references.
+
+The files are streamed: each example is scored as soon as it is read and only the corpus's
+sufficient statistics are kept (exactly rounded running sums of TP/FP/FN, counts of exact
+examples and parse errors, per-tool sums, the set of per-example tool digests). Memory stays
+bounded however long the file, and the numbers are exactly those
+:meth:`ToolCallMetric.compute <toolcall_f1.scoring.ToolCallMetric.compute>` returns for the
+same data — same floats to the last digit, same ``signature``.
+
+Usage::
+
+    toolcall-f1 score --input examples/agent_traces.jsonl --tools examples/tools.json --per-tool
+    toolcall-f1 score --predictions preds.jsonl --references refs.jsonl --format json
+    python -m toolcall_f1 score --input run.jsonl --fail-under 0.8      # CI gate
+
+Exit codes: 0 success, 1 F1 below ``--fail-under``, 2 usage or input error (a bad line is
+named with its file and line number: ``refs.jsonl:17: invalid JSON: ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any, TextIO
+
+from .calls import ToolCallParseError
+from .matching import LEVELS, MATCHINGS
+from .parsing import FORMATS
+from .scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS, VERSION, Counts, Score, ToolCallMetric, prf
+from .values import CANONICALIZERS, NAME_CANONICALIZERS, canon_bfcl, canon_default
+
+__all__ = [
+    "EXIT_FAIL",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "CorpusStats",
+    "ExactSum",
+    "InputError",
+    "build_parser",
+    "main",
+    "render_table",
+    "run_score",
+]
+
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_USAGE = 2
+
+PROG = "toolcall-f1"
+
+
+class InputError(Exception):
+    """A usage or input problem: reported on stderr as ``toolcall-f1: <message>``, exit 2."""
+
+
+# --------------------------------------------------------------------------- streaming sums
+
+
+class ExactSum:
+    """A running float sum that ends exactly where :func:`math.fsum` over all terms would.
+
+    Keeps Shewchuk's non-overlapping partials (the algorithm behind ``math.fsum``): their
+    exact sum is the exact sum of every term added, so ``math.fsum`` of the partials is the
+    correctly rounded total — the same float as ``math.fsum`` of the whole list — while the
+    memory held stays a handful of floats, however many terms are added.
+
+    Examples
+    --------
+    >>> s = ExactSum()
+    >>> for x in [0.1] * 10:
+    ...     s.add(x)
+    >>> s.value, sum([0.1] * 10), math.fsum([0.1] * 10)
+    (1.0, 0.9999999999999999, 1.0)
+    >>> ExactSum().value
+    0.0
+    """
+
+    __slots__ = ("_partials", "_special")
+
+    def __init__(self) -> None:
+        self._partials: list[float] = []
+        self._special: set[float] = set()  # inf / nan, kept aside as math.fsum treats them
+
+    def add(self, x: float) -> None:
+        """Add one term."""
+        x = float(x)
+        if not math.isfinite(x):
+            self._special.add(x)
+            return
+        partials = self._partials
+        i = 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+
+    @property
+    def value(self) -> float:
+        """The total, rounded once."""
+        return math.fsum([*self._partials, *self._special])
+
+
+class _CountsSum:
+    """Three :class:`ExactSum` for TP, FP and FN."""
+
+    __slots__ = ("fn", "fp", "tp")
+
+    def __init__(self) -> None:
+        self.tp, self.fp, self.fn = ExactSum(), ExactSum(), ExactSum()
+
+    def add(self, c: Counts) -> None:
+        self.tp.add(c.tp)
+        self.fp.add(c.fp)
+        self.fn.add(c.fn)
+
+    def total(self) -> Counts:
+        return Counts(self.tp.value, self.fp.value, self.fn.value)
+
+
+class CorpusStats:
+    """What :func:`~toolcall_f1.scoring.summarize` needs from a corpus, kept as it streams by.
+
+    Add each example's :class:`~toolcall_f1.scoring.Score` and drop it; :meth:`result` then
+    gives the dict ``ToolCallMetric.compute`` would (without ``details``).
+
+    Examples
+    --------
+    >>> m = ToolCallMetric()
+    >>> stats = CorpusStats()
+    >>> stats.add(m([("g", {})], [("g", {})]))
+    >>> stats.add(m([], [("g", {})]))
+    >>> r = stats.result(m.signature(example_tools_digests=stats.digests))
+    >>> r == m.compute([[("g", {})], []], [[("g", {})], [("g", {})]])
+    True
+    >>> round(r["f1"], 4), r["exact_match"]
+    (0.6667, 0.5)
+    """
+
+    def __init__(self) -> None:
+        self.counts = _CountsSum()
+        self.num_examples = 0
+        self.num_exact = 0
+        self.num_parse_errors = 0
+        self.hallucinated_tools = 0
+        self.hallucinated_args = 0
+        self.per_tool: dict[str, _CountsSum] = {}
+        #: Distinct per-example tool digests (they enter the signature).
+        self.digests: set[str] = set()
+
+    def add(self, score: Score) -> None:
+        """Fold one example's score in."""
+        self.counts.add(score.counts)
+        self.num_examples += 1
+        self.num_exact += score.exact
+        self.num_parse_errors += score.parse_error is not None
+        self.hallucinated_tools += score.hallucinated_tools
+        self.hallucinated_args += score.hallucinated_args
+        for name, c in score.per_tool.items():
+            bucket = self.per_tool.get(name)
+            if bucket is None:
+                bucket = self.per_tool[name] = _CountsSum()
+            bucket.add(c)
+        if score.tools_digest:
+            self.digests.add(score.tools_digest)
+
+    def result(self, signature: str, *, per_tool: bool = False) -> dict[str, Any]:
+        """The corpus scores, key for key and float for float as ``compute`` returns them."""
+        total = self.counts.total()
+        p, r, f = prf(total.tp, total.fp, total.fn)
+        n = self.num_examples
+        out: dict[str, Any] = {
+            "f1": f,
+            "precision": p,
+            "recall": r,
+            "exact_match": (self.num_exact / n) if n else 1.0,
+            "tp": total.tp,
+            "fp": total.fp,
+            "fn": total.fn,
+            "num_examples": n,
+            "num_parse_errors": self.num_parse_errors,
+            "hallucinated_tools": self.hallucinated_tools,
+            "hallucinated_args": self.hallucinated_args,
+            "signature": signature,
+        }
+        if per_tool:
+            table = {}
+            for name in sorted(self.per_tool):
+                c = self.per_tool[name].total()
+                prec, rec, f1 = prf(c.tp, c.fp, c.fn)
+                table[name] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": prec, "recall": rec, "f1": f1}
+            out["per_tool"] = table
+        return out
+
+
+# --------------------------------------------------------------------------- reading JSONL
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    line: int  # 1-based line number in its file
+    value: Any  # the parsed JSON value
+    nbytes: int  # bytes consumed up to and including this line (for the progress bar)
+
+
+class _Source:
+    """A JSONL file (or ``-`` for stdin) read line by line; blank lines are skipped."""
+
+    def __init__(self, name: str, fh: IO[bytes], size: int | None) -> None:
+        self.name = name
+        self._fh = fh
+        self.size = size  # bytes, when known (for the progress bar)
+
+    def where(self, line: int) -> str:
+        return f"{self.name}:{line}"
+
+    def records(self) -> Iterator[_Line]:
+        """The non-blank lines, parsed (a blank line's bytes count towards the next one)."""
+        pending = 0
+        for lineno, raw in enumerate(self._fh, 1):
+            if not raw.strip():
+                pending += len(raw)
+                continue
+            n, pending = len(raw) + pending, 0
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InputError(
+                    f"{self.where(lineno)}: not valid UTF-8: {err.reason} at byte {err.start}"
+                ) from None
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as err:
+                raise InputError(
+                    f"{self.where(lineno)}: invalid JSON: {err.msg} (column {err.colno})"
+                ) from None
+            except RecursionError:
+                raise InputError(f"{self.where(lineno)}: invalid JSON: nested too deeply") from None
+            yield _Line(lineno, value, n)
+
+    def count_rest(self) -> int:
+        """Non-blank lines not read yet (not parsed: only counted)."""
+        return sum(1 for raw in self._fh if raw.strip())
+
+
+def _field(src: _Source, rec: _Line, field: str) -> Any:
+    if not isinstance(rec.value, Mapping):
+        raise InputError(
+            f"{src.where(rec.line)}: expected a JSON object with a field {field!r}, "
+            f"got {type(rec.value).__name__}"
+        )
+    if field not in rec.value:
+        raise InputError(f"{src.where(rec.line)}: missing field {field!r}")
+    return rec.value[field]
+
+
+def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
+    """A reference plus per-example tool schemas as ``{"calls": ..., "tools": ...}``."""
+    if tools is None:
+        return reference
+    if not isinstance(tools, list):
+        raise InputError(
+            f"{src.where(rec.line)}: the tools field must be a list of function schemas, "
+            f"got {type(tools).__name__}"
+        )
+    if isinstance(reference, Mapping):
+        if "calls" in reference and isinstance(reference["calls"], (list, str)):
+            raise InputError(
+                f"{src.where(rec.line)}: the reference already has the {{'calls', 'tools'}} form; "
+                "put its tools there or drop --tools-field"
+            )
+        reference = [reference]  # one call or one message: {"calls": {...}} would name a tool "calls"
+    elif reference is None:
+        reference = []
+    elif not isinstance(reference, (list, str)):
+        raise InputError(
+            f"{src.where(rec.line)}: cannot attach tools to a reference of type {type(reference).__name__}"
+        )
+    return {"calls": reference, "tools": tools}
+
+
+@dataclass(frozen=True, slots=True)
+class _Example:
+    index: int
+    prediction: Any
+    reference: Any
+    pred_src: _Source
+    pred_line: int
+    ref_src: _Source
+    ref_line: int
+    ident: Any
+    nbytes: int
+
+
+_NO_ID = object()
+
+
+def _examples(args: argparse.Namespace, pred_src: _Source, ref_src: _Source | None) -> Iterator[_Example]:
+    """Pairs of (prediction, reference) from one file with two fields, or from two files."""
+    if ref_src is None:
+        pf = args.prediction_field or "prediction"
+        rf = args.reference_field or "reference"
+        for i, rec in enumerate(pred_src.records()):
+            pred = _field(pred_src, rec, pf)
+            ref = _field(pred_src, rec, rf)
+            if args.tools_field is not None:
+                ref = _with_tools(pred_src, rec, ref, rec.value.get(args.tools_field))
+            yield _Example(
+                i,
+                pred,
+                ref,
+                pred_src,
+                rec.line,
+                pred_src,
+                rec.line,
+                rec.value.get(args.id_field, _NO_ID),
+                rec.nbytes,
+            )
+        return
+    p_iter, r_iter = pred_src.records(), ref_src.records()
+    i = 0
+    while True:
+        prec = next(p_iter, None)
+        rrec = next(r_iter, None)
+        if prec is None or rrec is None:
+            if prec is None and rrec is None:
+                return
+            np = i + (prec is not None) + pred_src.count_rest()
+            nr = i + (rrec is not None) + ref_src.count_rest()
+            raise InputError(
+                f"{pred_src.name} has {np} examples but {ref_src.name} has {nr}; "
+                "line i of the predictions pairs with line i of the references"
+            )
+        pred = _field(pred_src, prec, args.prediction_field) if args.prediction_field else prec.value
+        ref = _field(ref_src, rrec, args.reference_field) if args.reference_field else rrec.value
+        if args.tools_field is not None:
+            tools = rrec.value.get(args.tools_field) if isinstance(rrec.value, Mapping) else None
+            ref = _with_tools(ref_src, rrec, ref, tools)
+        ident: Any = _NO_ID
+        if args.reference_field and isinstance(rrec.value, Mapping):
+            ident = rrec.value.get(args.id_field, _NO_ID)
+        if ident is _NO_ID and args.prediction_field and isinstance(prec.value, Mapping):
+            ident = prec.value.get(args.id_field, _NO_ID)
+        yield _Example(i, pred, ref, pred_src, prec.line, ref_src, rrec.line, ident, prec.nbytes)
+        i += 1
+
+
+def _load_json_file(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except OSError as err:
+        raise InputError(f"{path}: cannot open {what}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: {what} is not valid UTF-8: {err.reason}") from None
+    except json.JSONDecodeError as err:
+        raise InputError(
+            f"{path}:{err.lineno}: invalid JSON in {what}: {err.msg} (column {err.colno})"
+        ) from None
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _fmt_count(x: float, digits: int) -> str:
+    if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}f}"
+
+
+def render_table(result: Mapping[str, Any], *, digits: int = 4, source: str = "") -> str:
+    """The scores as an aligned, human-readable table (plus the per-tool table if present).
+
+    Examples
+    --------
+    >>> m = ToolCallMetric()
+    >>> r = m.compute([[("f", {"x": 1})], []], [[("f", {"x": 1})], [("g", {})]], per_tool=True)
+    >>> print(render_table(r))  # doctest: +NORMALIZE_WHITESPACE
+    f1                  0.6667
+    precision           1.0000
+    recall              0.5000
+    exact_match         0.5000  (1 of 2)
+    tp                  1
+    fp                  0
+    fn                  1
+    num_examples        2
+    num_parse_errors    0
+    hallucinated_tools  0
+    hallucinated_args   0
+    signature           level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:...
+    <BLANKLINE>
+    tool  tp  fp  fn  precision  recall      f1
+    f      1   0   0     1.0000  1.0000  1.0000
+    g      0   0   1     0.0000  0.0000  0.0000
+    """
+    n = result["num_examples"]
+    exact_n = round(result["exact_match"] * n)
+    rows = [
+        ("f1", f"{result['f1']:.{digits}f}"),
+        ("precision", f"{result['precision']:.{digits}f}"),
+        ("recall", f"{result['recall']:.{digits}f}"),
+        ("exact_match", f"{result['exact_match']:.{digits}f}  ({exact_n} of {n})"),
+        ("tp", _fmt_count(result["tp"], digits)),
+        ("fp", _fmt_count(result["fp"], digits)),
+        ("fn", _fmt_count(result["fn"], digits)),
+        ("num_examples", str(n)),
+        ("num_parse_errors", str(result["num_parse_errors"])),
+        ("hallucinated_tools", str(result["hallucinated_tools"])),
+        ("hallucinated_args", str(result["hallucinated_args"])),
+        ("signature", result["signature"]),
+    ]
+    width = max(len(k) for k, _ in rows)
+    lines = []
+    if source:
+        lines += [f"toolcall_f1 {VERSION}: {n} examples from {source}", ""]
+    lines += [f"{k:<{width}}  {v}" for k, v in rows]
+    table = result.get("per_tool")
+    if table is not None:
+        lines.append("")
+        header = ["tool", "tp", "fp", "fn", "precision", "recall", "f1"]
+        body = [
+            [
+                name,
+                _fmt_count(c["tp"], digits),
+                _fmt_count(c["fp"], digits),
+                _fmt_count(c["fn"], digits),
+                f"{c['precision']:.{digits}f}",
+                f"{c['recall']:.{digits}f}",
+                f"{c['f1']:.{digits}f}",
+            ]
+            for name, c in table.items()
+        ]
+        if not body:
+            lines.append("(no tool calls in the corpus)")
+        else:
+            widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
+            for row in [header, *body]:
+                cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+                lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``toolcall-f1`` argument parser (subcommand ``score``)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Cost-weighted, micro-averaged F1 for LLM tool calls (BFCL-style AST matching).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser(
+        "score",
+        help="score JSONL predictions against references",
+        description=(
+            "Score predictions against references read from JSONL, streaming (memory stays "
+            "bounded). Each line's value is the prediction/reference as JSON: a string is raw "
+            "model text, a list holds calls, an object is a message or a call. Blank lines are "
+            "skipped. Exit status: 0 ok, 1 F1 below --fail-under, 2 usage or input error."
+        ),
+        epilog=(
+            "example: %(prog)s --input examples/agent_traces.jsonl --tools examples/tools.json --per-tool"
+        ),
+    )
+    src = p.add_argument_group("input (either --input, or --predictions with --references)")
+    src.add_argument(
+        "--input",
+        "-i",
+        metavar="FILE",
+        help="one JSONL file with a prediction and a reference field per line ('-' for stdin)",
+    )
+    src.add_argument("--predictions", "-p", metavar="FILE", help="JSONL file of predictions, one per line")
+    src.add_argument(
+        "--references",
+        "-r",
+        metavar="FILE",
+        help="JSONL file of references; line i pairs with line i of --predictions",
+    )
+    src.add_argument(
+        "--prediction-field",
+        metavar="NAME",
+        help=(
+            "field holding the prediction (default 'prediction' with --input; "
+            "with two files, the whole line unless given)"
+        ),
+    )
+    src.add_argument(
+        "--reference-field",
+        metavar="NAME",
+        help=(
+            "field holding the reference (default 'reference' with --input; "
+            "with two files, the whole line unless given)"
+        ),
+    )
+    src.add_argument(
+        "--tools-field",
+        metavar="NAME",
+        help="field holding per-example tool schemas (a list), read from the reference line",
+    )
+    src.add_argument(
+        "--id-field",
+        metavar="NAME",
+        default="id",
+        help="field copied into --details when present (default 'id')",
+    )
+    src.add_argument(
+        "--tools",
+        metavar="FILE",
+        help="JSON file: a list of tool schemas (OpenAI or BFCL form, 'importance' weights)",
+    )
+    src.add_argument(
+        "--weights",
+        metavar="FILE",
+        help='JSON file: {tool: w} or {tool: {"weight": w, "arguments": {arg: w}}}',
+    )
+
+    st = p.add_argument_group("scoring settings (all appear in the signature)")
+    st.add_argument(
+        "--level",
+        choices=LEVELS,
+        default="call",
+        help="call: exact calls only (default); arg: credit per argument",
+    )
+    st.add_argument(
+        "--matching", choices=MATCHINGS, default="greedy", help="how calls are paired (default greedy)"
+    )
+    st.add_argument(
+        "--canonicalizer",
+        choices=tuple(CANONICALIZERS),
+        default="default",
+        help="string comparison (default: casefold, fold whitespace)",
+    )
+    st.add_argument(
+        "--name-canonicalizer",
+        choices=tuple(NAME_CANONICALIZERS),
+        default="exact",
+        help="tool-name comparison; underscore reads a.b as a_b",
+    )
+    pred_formats = tuple(FORMATS)
+    ref_formats = tuple(dict.fromkeys(REFERENCE_FORMATS))
+    st.add_argument(
+        "--prediction-format",
+        choices=pred_formats,
+        default="auto",
+        metavar="FMT",
+        help="how prediction text is read: " + ", ".join(pred_formats) + " (default auto)",
+    )
+    st.add_argument(
+        "--reference-format",
+        choices=ref_formats,
+        default="auto",
+        metavar="FMT",
+        help="how references are read: "
+        + ", ".join(ref_formats)
+        + " (default auto; bfcl for BFCL possible answers)",
+    )
+    st.add_argument(
+        "--on-parse-error",
+        choices=PARSE_ERROR_MODES,
+        default="count",
+        help="count unreadable predictions (default) or stop with exit 2",
+    )
+
+    out = p.add_argument_group("output")
+    out.add_argument(
+        "--format", "-f", choices=("table", "json"), default="table", help="table (default) or json"
+    )
+    out.add_argument("--per-tool", action="store_true", help="also report TP/FP/FN and scores per tool")
+    out.add_argument(
+        "--details",
+        metavar="FILE",
+        help="write per-example verdicts as JSONL (line number + Score.to_dict())",
+    )
+    out.add_argument("--digits", type=int, default=4, metavar="N", help="decimals in the table (default 4)")
+    out.add_argument(
+        "--fail-under", type=float, metavar="F1", help="exit 1 when F1 is below this value (CI gate)"
+    )
+    prog = out.add_mutually_exclusive_group()
+    prog.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    prog.add_argument(
+        "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
+    )
+    return parser
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    if args.input is not None:
+        if args.predictions is not None or args.references is not None:
+            raise InputError("give either --input, or --predictions with --references, not both")
+    elif args.predictions is None or args.references is None:
+        raise InputError("give --input FILE, or both --predictions FILE and --references FILE")
+    elif args.predictions == "-" and args.references == "-":
+        raise InputError("only one of --predictions and --references can be '-' (stdin)")
+    if args.fail_under is not None and not 0.0 <= args.fail_under <= 1.0:
+        raise InputError(f"--fail-under must be between 0 and 1, got {args.fail_under}")
+    if not 0 <= args.digits <= 17:
+        raise InputError(f"--digits must be between 0 and 17, got {args.digits}")
+
+
+def _metric(args: argparse.Namespace) -> ToolCallMetric:
+    tools = None
+    if args.tools is not None:
+        tools = _load_json_file(args.tools, "tools")
+        if not isinstance(tools, list):
+            raise InputError(
+                f"{args.tools}: expected a JSON list of tool schemas, got {type(tools).__name__}"
+            )
+    weights = None
+    if args.weights is not None:
+        weights = _load_json_file(args.weights, "weights")
+        if not isinstance(weights, dict):
+            raise InputError(
+                f"{args.weights}: expected a JSON object of tool weights, got {type(weights).__name__}"
+            )
+    try:
+        from .schema import merge_tools
+
+        merged = merge_tools(tools)
+    except ValueError as err:
+        raise InputError(f"{args.tools}: {err}") from None
+    try:
+        return ToolCallMetric(
+            args.level,
+            canonicalizer=args.canonicalizer,
+            tools=merged,
+            weights=weights,
+            matching=args.matching,
+            name_canonicalizer=args.name_canonicalizer,
+            prediction_format=args.prediction_format,
+            reference_format=args.reference_format,
+            on_parse_error=args.on_parse_error,
+        )
+    except ValueError as err:
+        culprit = args.weights if str(err).startswith("weights") and args.weights else args.tools
+        raise InputError(f"{culprit}: {err}" if culprit else str(err)) from None
+
+
+def _strip_where(err: ToolCallParseError) -> str:
+    msg = str(err)
+    if err.where and msg.startswith(err.where + ": "):
+        msg = msg[len(err.where) + 2 :]
+    return msg
+
+
+def _score(metric: ToolCallMetric, ex: _Example) -> Score:
+    """One example through ``ToolCallMetric.__call__``; errors name the file and line."""
+    try:
+        return metric(ex.prediction, ex.reference, index=ex.index)
+    except ToolCallParseError as err:
+        if err.where is not None and err.where.startswith("predictions"):
+            raise InputError(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(err)}") from None
+        raise InputError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(err)}") from None
+    except ValueError as err:  # per-example tools that are not valid schemas
+        raise InputError(f"{ex.ref_src.where(ex.ref_line)}: reference: {err}") from None
+
+
+def _drop_string_caches() -> None:
+    """Empty the canonicalizers' memo caches (``functools.lru_cache``, bounded in entries but
+    not in bytes): across a long file they would keep up to 65,536 distinct argument strings
+    alive, and their canonical forms, however long — hundreds of MB for a file of email bodies.
+    Called after each example, so within an example the cache still works."""
+    for fn in (canon_default, canon_bfcl):
+        clear = getattr(fn, "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    if args.progress is not None:
+        return bool(args.progress)
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
+    """The ``score`` subcommand: stream, score, report. Raises :class:`InputError`."""
+    metric = _metric(args)
+    two_files = args.input is None
+    stats = CorpusStats()
+    with contextlib.ExitStack() as stack:
+        sources = []
+        for path in [args.predictions, args.references] if two_files else [args.input]:
+            if path == "-":
+                sources.append(_Source("<stdin>", sys.stdin.buffer, None))
+                continue
+            try:
+                fh = stack.enter_context(open(path, "rb"))
+            except OSError as err:
+                raise InputError(f"{path}: cannot open: {err.strerror or err}") from None
+            sources.append(_Source(path, fh, os.path.getsize(path) if os.path.isfile(path) else None))
+        pred_src, ref_src = sources[0], (sources[1] if two_files else None)
+        details: TextIO | None = None
+        if args.details is not None:
+            try:
+                details = stack.enter_context(open(args.details, "w", encoding="utf-8"))
+            except OSError as err:
+                raise InputError(f"{args.details}: cannot write details: {err.strerror or err}") from None
+        bar = None
+        if _show_progress(args):
+            from tqdm import tqdm
+
+            bar = stack.enter_context(
+                tqdm(
+                    total=pred_src.size,
+                    desc=PROG,
+                    unit="B",
+                    unit_scale=True,
+                    unit_divisor=1024,
+                    file=sys.stderr,
+                    dynamic_ncols=True,
+                )
+            )
+        for ex in _examples(args, pred_src, ref_src):
+            score = _score(metric, ex)
+            _drop_string_caches()
+            stats.add(score)
+            if details is not None:
+                row: dict[str, Any] = {"line": ex.pred_line}
+                if two_files:
+                    row["reference_line"] = ex.ref_line
+                row["index"] = ex.index
+                if ex.ident is not _NO_ID:
+                    row["id"] = ex.ident
+                row.update(score.to_dict())
+                details.write(json.dumps(row, ensure_ascii=False, default=repr) + "\n")
+            if bar is not None:
+                bar.update(ex.nbytes)
+
+    result = stats.result(metric.signature(example_tools_digests=stats.digests), per_tool=args.per_tool)
+    if args.format == "json":
+        text = json.dumps(result, indent=2, ensure_ascii=False)
+    else:
+        source = args.input if not two_files else f"{args.predictions} vs {args.references}"
+        text = render_table(result, digits=args.digits, source=source)
+    try:
+        stdout.write(text + "\n")
+        stdout.flush()
+    except BrokenPipeError:  # `toolcall-f1 score ... | head`: silence the exit-time flush
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+    if args.fail_under is not None and result["f1"] < args.fail_under:
+        print(
+            f"{PROG}: FAIL: f1 {result['f1']:.{args.digits}f} is below --fail-under {args.fail_under}",
+            file=sys.stderr,
+        )
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``toolcall-f1`` command line and return its exit status.
+
+    Parameters
+    ----------
+    argv
+        The arguments after the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 when F1 is below ``--fail-under``, 2 on a usage or input error
+        (the message, naming the file and line, goes to stderr).
+
+    Examples
+    --------
+    >>> main(["--version"])
+    toolcall-f1 ...
+    0
+    >>> main(["score", "--predictions", "p.jsonl"])
+    2
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, or argparse's own usage error (2)
+        code = exit_.code
+        return code if isinstance(code, int) else EXIT_USAGE
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        _check_args(args)
+        return run_score(args, sys.stdout)
+    except InputError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
