@@ -33,7 +33,7 @@ from .calls import ToolCallParseError
 from .matching import LEVELS, MATCHINGS
 from .parsing import FORMATS
 from .scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS, VERSION, Counts, Score, ToolCallMetric, prf
-from .values import CANONICALIZERS, NAME_CANONICALIZERS, canon_bfcl, canon_default
+from .values import CANONICALIZERS, NAME_CANONICALIZERS
 
 __all__ = [
     "EXIT_FAIL",
@@ -673,17 +673,6 @@ def _score(metric: ToolCallMetric, ex: _Example) -> Score:
         raise InputError(f"{ex.ref_src.where(ex.ref_line)}: reference: {err}") from None
 
 
-def _drop_string_caches() -> None:
-    """Empty the canonicalizers' memo caches (``functools.lru_cache``, bounded in entries but
-    not in bytes): across a long file they would keep up to 65,536 distinct argument strings
-    alive, and their canonical forms, however long — hundreds of MB for a file of email bodies.
-    Called after each example, so within an example the cache still works."""
-    for fn in (canon_default, canon_bfcl):
-        clear = getattr(fn, "cache_clear", None)
-        if clear is not None:
-            clear()
-
-
 def _show_progress(args: argparse.Namespace) -> bool:
     if args.progress is not None:
         return bool(args.progress)
@@ -733,7 +722,6 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
             )
         for ex in _examples(args, pred_src, ref_src):
             score = _score(metric, ex)
-            _drop_string_caches()
             stats.add(score)
             if details is not None:
                 row: dict[str, Any] = {"line": ex.pred_line}

@@ -39,7 +39,7 @@ __all__ = [
 
 VERSION = "0.1.0"
 PARSE_ERROR_MODES = ("count", "raise")
-REFERENCE_FORMATS = ("auto", "bfcl", *(f for f in FORMATS if f != "auto"))
+REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the text formats
 
 
 def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:

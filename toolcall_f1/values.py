@@ -34,7 +34,21 @@ _WHITESPACE = re.compile(r"\s+")
 _BFCL_DROP = str.maketrans("", "", " ,./-_*^")
 
 
+#: Canonical forms are memoised only for strings up to this length, so the memo stays small
+#: (at most 65,536 entries of at most this size) however long a corpus or its strings are.
+MEMO_MAX_LEN = 256
+
+
 @lru_cache(maxsize=65536)
+def _default_memo(text: str) -> str:
+    return _WHITESPACE.sub(" ", text.casefold()).strip()
+
+
+@lru_cache(maxsize=65536)
+def _bfcl_memo(text: str) -> str:
+    return text.translate(_BFCL_DROP).lower().replace("'", '"')
+
+
 def canon_default(text: str) -> str:
     """Casefold, fold runs of whitespace to one space, strip the ends.
 
@@ -45,10 +59,11 @@ def canon_default(text: str) -> str:
     >>> canon_default("Straße")
     'strasse'
     """
+    if len(text) <= MEMO_MAX_LEN:
+        return _default_memo(text)
     return _WHITESPACE.sub(" ", text.casefold()).strip()
 
 
-@lru_cache(maxsize=65536)
 def canon_bfcl(text: str) -> str:
     """BFCL's string standardisation, exactly: drop spaces and ``, . / - _ * ^``, lower, ``'``→``"``.
 
@@ -61,6 +76,8 @@ def canon_bfcl(text: str) -> str:
     >>> canon_bfcl("a\\tb")  # tabs are kept, as in BFCL
     'a\\tb'
     """
+    if len(text) <= MEMO_MAX_LEN:
+        return _bfcl_memo(text)
     return text.translate(_BFCL_DROP).lower().replace("'", '"')
 
 
