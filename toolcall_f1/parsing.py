@@ -23,7 +23,6 @@ from .calls import (
     ToolCallParseError,
     check_text_limits,
     coerce_structured,
-    load_json,
     normalize_value,
 )
 from .schema import compile_tools, merge_tools
@@ -507,7 +506,7 @@ def read_mistral(text: str, ctx: Context) -> list[Call]:
     [f(a=1), g()]
     """
     check_text_limits(text, "mistral")
-    head, sep, rest = text.partition("[TOOL_CALLS]")
+    _, sep, rest = text.partition("[TOOL_CALLS]")
     if not sep:
         if text.strip():
             raise _err("no [TOOL_CALLS] marker", "mistral", text)
@@ -544,7 +543,7 @@ def read_llama(text: str, ctx: Context) -> list[Call]:
     [f(a=1), g()]
     """
     check_text_limits(text, "llama")
-    head, sep, rest = text.partition("<|python_tag|>")
+    _, sep, rest = text.partition("<|python_tag|>")
     if not sep:
         if text.strip():
             raise _err("no <|python_tag|> marker", "llama", text)

@@ -204,7 +204,7 @@ def count_example(
     per_tool: dict[str, list[list[float]]] = {}
     names: dict[str, str] = {}
     name_fn = toolset.name_canon
-    for j, g in enumerate(golds):
+    for g in golds:
         names.setdefault(name_fn(g.name), g.name)
 
     def bucket(name: str) -> list[list[float]]:

@@ -22,9 +22,9 @@ transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 pytest.importorskip("evaluate")
 
-import toolcall_f1
-from toolcall_f1 import ToolCallMetric
-from toolcall_f1.trainer import (
+import toolcall_f1  # noqa: E402
+from toolcall_f1 import ToolCallMetric  # noqa: E402
+from toolcall_f1.trainer import (  # noqa: E402
     STRIP_MODES,
     ToolCallComputeMetrics,
     loggable,
