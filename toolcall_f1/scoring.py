@@ -363,6 +363,14 @@ class ToolCallMetric:
         How text is read (``"auto"``; ``"bfcl"`` for BFCL's strict decoder / possible answers).
     on_parse_error
         ``"count"`` (score as zero calls, count in ``num_parse_errors``) or ``"raise"``.
+    grammar
+        The seed's name for the source of cost weights: read as ``tools`` when ``tools`` is
+        not given.
+
+    Raises
+    ------
+    ValueError
+        For an unknown setting, a malformed schema, or an invalid weight (naming the tool).
 
     Examples
     --------
