@@ -1,0 +1,200 @@
+"""Benchmark 2: BFCL-style records, our throughput beside BFCL's own decode-and-check.
+
+The records are the conformance cases (``../shared/conformance/bfcl_python.jsonl``, else the
+bundled sample): Python-syntax predictions, BFCL possible answers, per-record schemas. Every
+column scores the same records in the same process:
+
+- ours through the core API (``ToolCallMetric.compute`` with ``{"calls", "tools"}``
+  references), BFCL-compatible settings, with the lenient ``"auto"`` reader and with the
+  strict ``"bfcl"`` reader;
+- ours through ``evaluate`` (``add_batch`` + ``compute``);
+- BFCL's evaluation loop for one entry — ``default_decode_ast_prompting``, the
+  function-calling-format check, ``ast_checker`` — imported from an installed ``bfcl-eval``
+  (see ``benchmarks/README.md``); the column is skipped when it is not installed;
+- the floors: ``ast.parse`` of the predictions (the text BFCL's decoder hands to it) and
+  ``json.loads`` of every record as one JSON line.
+
+    python benchmarks/bench_bfcl.py [--records N] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import common
+from common import best_of, rate, table
+
+BFCL_SETTINGS = dict(level="call", canonicalizer="bfcl", matching="optimal", reference_format="bfcl")
+
+
+# --------------------------------------------------------------------------- BFCL's checker
+
+
+@dataclass
+class _ModelConfig:
+    """The one field BFCL's checker reads from a model's config."""
+
+    underscore_to_dot: bool = False
+
+
+class _AnyModel(dict):
+    def __missing__(self, key: str) -> _ModelConfig:
+        return _ModelConfig()
+
+
+def load_bfcl_checker() -> tuple[Callable[[dict[str, Any]], bool] | None, str]:
+    """BFCL's decode-and-check for one record, or ``(None, why)`` when bfcl-eval is absent.
+
+    ``bfcl_eval.constants.model_config`` imports every model vendor's SDK at import time;
+    the checker reads only ``MODEL_CONFIG_MAPPING[model].underscore_to_dot`` from it, so a
+    stand-in module answering ``False`` for every model is put in its place first.
+    """
+    try:
+        from importlib import metadata
+
+        version = metadata.version("bfcl-eval")
+    except Exception:  # noqa: BLE001 - any failure means: no baseline column
+        return None, "bfcl-eval is not installed"
+    stub = types.ModuleType("bfcl_eval.constants.model_config")
+    stub.MODEL_CONFIG_MAPPING = _AnyModel()  # type: ignore[attr-defined]
+    saved = sys.modules.get("bfcl_eval.constants.model_config")
+    sys.modules["bfcl_eval.constants.model_config"] = stub
+    try:
+        from bfcl_eval.constants.enums import Language, ReturnFormat
+        from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+        from bfcl_eval.utils import is_function_calling_format_output
+    except Exception as err:  # noqa: BLE001 - a broken install skips the column, never the run
+        if saved is not None:
+            sys.modules["bfcl_eval.constants.model_config"] = saved
+        return None, f"bfcl-eval {version} could not be imported: {type(err).__name__}: {err}"
+
+    def check(rec: dict[str, Any]) -> bool:
+        # bfcl_eval.eval_checker.eval_runner._evaluate_single_ast_entry, without its bookkeeping
+        try:
+            decoded = default_decode_ast_prompting(rec["prediction"], ReturnFormat.PYTHON)
+        except Exception:  # noqa: BLE001 - BFCL's own loop counts any decoder failure
+            return False
+        if not is_function_calling_format_output(decoded):
+            return False
+        result = ast_checker(rec["tools"], decoded, rec["reference"], Language.PYTHON, rec["category"], "bench")
+        return bool(result["valid"])
+
+    return check, f"bfcl-eval {version}"
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run(records_limit: int | None = None, repeat: int = 5, evaluate: bool = True) -> dict[str, Any]:
+    """Time every column on the same records; print and return the table and the numbers."""
+    from toolcall_f1 import ToolCallMetric
+
+    records, path = common.conformance_records(records_limit)
+    n = len(records)
+    preds = [r["prediction"] for r in records]
+    refs = [{"calls": r["reference"], "tools": r["tools"]} for r in records]
+    lines = [json.dumps(r) for r in records]
+    decoder_texts = [p.strip("`\n ") for p in preds]
+    expected = [r["expected_exact"] for r in records]
+
+    columns: list[tuple[str, float | None, str]] = []
+    numbers: dict[str, Any] = {"records": n, "source": path.name}
+
+    def ours(fmt: str) -> list[bool]:
+        metric = ToolCallMetric(prediction_format=fmt, **BFCL_SETTINGS)
+        return [d["exact"] for d in _details(metric, preds, refs)]
+
+    t_auto, _ = best_of(lambda: ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs), repeat)
+    t_strict, _ = best_of(
+        lambda: ToolCallMetric(prediction_format="bfcl", **BFCL_SETTINGS).compute(preds, refs), repeat
+    )
+    agree_auto = sum(a == b for a, b in zip(ours("auto"), expected))
+    numbers["ours_auto_rate"] = rate(n, t_auto.best)
+    numbers["ours_bfcl_rate"] = rate(n, t_strict.best)
+    numbers["ours_auto_agree"] = agree_auto
+    columns.append(("ours, core API, prediction_format='auto'", t_auto.best,
+                    f"{agree_auto}/{n} = expected_exact"))
+    columns.append(("ours, core API, prediction_format='bfcl'", t_strict.best, "BFCL's strict decoder"))
+
+    if evaluate:
+        import toolcall_f1
+
+        module = toolcall_f1.load()
+
+        def via_evaluate() -> dict[str, Any]:
+            for start in range(0, n, 1000):
+                module.add_batch(predictions=preds[start : start + 1000], references=refs[start : start + 1000])
+            return module.compute(**BFCL_SETTINGS)
+
+        t_eval, eval_result = best_of(via_evaluate, repeat)
+        numbers["ours_evaluate_rate"] = rate(n, t_eval.best)
+        columns.append(("ours, evaluate (add_batch + compute)", t_eval.best,
+                        f"exact_match {eval_result['exact_match']:.4f}"))
+
+    check, baseline = load_bfcl_checker()
+    numbers["baseline"] = baseline
+    if check is not None:
+        t_bfcl, verdicts = best_of(lambda: [check(r) for r in records], repeat)
+        agree_bfcl = sum(v == r["bfcl_valid"] for v, r in zip(verdicts, records))
+        numbers["bfcl_rate"] = rate(n, t_bfcl.best)
+        numbers["bfcl_agree"] = agree_bfcl
+        columns.append((f"BFCL decode-and-check ({baseline})", t_bfcl.best, f"{agree_bfcl}/{n} = bfcl_valid"))
+    else:
+        columns.append(("BFCL decode-and-check", None, f"skipped: {baseline}"))
+
+    def parse_floor() -> int:
+        ok = 0
+        for text in decoder_texts:
+            try:
+                ast.parse(text, mode="eval")
+                ok += 1
+            except SyntaxError:
+                pass
+        return ok
+
+    t_ast, _ = best_of(parse_floor, repeat)
+    t_json, _ = best_of(lambda: [json.loads(line) for line in lines], repeat)
+    numbers["ast_floor_rate"] = rate(n, t_ast.best)
+    numbers["json_floor_rate"] = rate(n, t_json.best)
+    columns.append(("floor: ast.parse of the predictions", t_ast.best, ""))
+    columns.append(("floor: json.loads of the records", t_json.best, ""))
+
+    rows = []
+    for name, seconds, note in columns:
+        if seconds is None:
+            rows.append([name, None, None, None, note])
+            continue
+        rows.append([name, rate(n, seconds), seconds * 1e6 / n, f"{seconds / t_ast.best:.2f}×", note])
+    markdown = "\n\n".join([
+        f"{n:,} records from `{path.name}` (Python-syntax predictions, BFCL possible answers, "
+        f"per-record schemas), BFCL-compatible settings, best of {repeat}.",
+        table(["column", "records/s", "µs/record", "time vs ast.parse", "verdicts"], rows),
+    ])
+    print("\n== BFCL-style records ==\n" + markdown, flush=True)
+    numbers["markdown"] = markdown
+    return numbers
+
+
+def _details(metric: Any, preds: list[Any], refs: list[Any]) -> list[dict[str, Any]]:
+    return metric.compute(preds, refs, return_details=True)["details"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=None, help="only the first N records")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-evaluate", action="store_true")
+    args = parser.parse_args(argv)
+    run(args.records, args.repeat, evaluate=not args.no_evaluate)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,246 @@
+"""Benchmark 3: scaling — calls per name group, and examples streamed through ``add_batch``.
+
+(a) One example whose n predicted and n gold calls all call one tool, n = 1 → 512, greedy
+    and optimal. Half of the predictions are exact copies of a gold call, the rest agree on
+    some arguments only, and every call shares arguments with many others, so neither
+    matcher has an easy way out. Beside it: ``scipy.optimize.linear_sum_assignment`` alone
+    on a random integer n×n matrix (the assignment itself), and the log-log slope of every
+    column between successive sizes.
+(b) N = 10k → 1M generated examples streamed through ``add_batch`` (batches of 1000) and one
+    ``compute``, each size in a fresh subprocess so that its peak RSS
+    (``resource.getrusage``) is its own; the RSS after the imports is subtracted.
+
+    python benchmarks/bench_scaling.py [--max-group 512] [--stream-sizes 10000,100000,1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import common
+from common import best_of, table
+
+HERE = Path(__file__).resolve().parent
+
+
+# --------------------------------------------------------------------------- (a) group size
+
+
+def _group(n: int, seed: int = 0) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rng = random.Random(seed)
+    gold = [
+        {"name": "lookup", "arguments": {"key": f"k{i}", "region": rng.choice("ab"), "page": i % 7, "tag": rng.choice("xyz")}}
+        for i in range(n)
+    ]
+    pred = []
+    for i, g in enumerate(gold):
+        args = dict(g["arguments"])
+        if i % 2:
+            args["key"] = f"k{(i * 7 + 3) % n}"  # agrees with another gold call on its key only
+            args["page"] = (i + 1) % 7
+        pred.append({"name": "lookup", "arguments": args})
+    rng.shuffle(pred)
+    return pred, gold
+
+
+def _assignment_only(n: int, repeat: int) -> float:
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(0)
+    cost = rng.integers(-(2**40), 2**40, size=(n, n)).astype(np.float64)
+    timing, _ = best_of(lambda: linear_sum_assignment(cost), repeat)
+    return timing.best
+
+
+def _slope(xs: list[int], ys: list[float]) -> list[str | None]:
+    out: list[str | None] = [None]
+    for i in range(1, len(xs)):
+        if ys[i - 1] > 0 and ys[i] > 0 and xs[i] != xs[i - 1]:
+            out.append(f"{math.log(ys[i] / ys[i - 1]) / math.log(xs[i] / xs[i - 1]):.2f}")
+        else:
+            out.append(None)
+    return out
+
+
+def run_groups(max_group: int = 512, repeat: int = 3, level: str = "call") -> dict[str, Any]:
+    """Time one n×n name group, greedy and optimal, n = 1, 2, 4, ..., ``max_group``."""
+    from toolcall_f1 import ToolCallMetric
+
+    sizes = [1]
+    while sizes[-1] * 2 <= max_group:
+        sizes.append(sizes[-1] * 2)
+    results: dict[str, list[float]] = {"greedy": [], "optimal": [], "assignment": []}
+    f1s: dict[str, list[float]] = {"greedy": [], "optimal": []}
+    for n in sizes:
+        pred, gold = _group(n)
+        reps = repeat if n <= 128 else 1
+        for matching in ("greedy", "optimal"):
+            metric = ToolCallMetric(level, matching=matching)
+            timing, result = best_of(lambda m=metric, p=pred, g=gold: m.compute([p], [g]), reps)
+            results[matching].append(timing.best)
+            f1s[matching].append(result["f1"])
+        results["assignment"].append(_assignment_only(n, reps))
+    rows = []
+    sg, so, sa = _slope(sizes, results["greedy"]), _slope(sizes, results["optimal"]), _slope(sizes, results["assignment"])
+    for i, n in enumerate(sizes):
+        rows.append([
+            f"{n}×{n}", results["greedy"][i] * 1e3, sg[i], results["optimal"][i] * 1e3, so[i],
+            results["assignment"][i] * 1e3, sa[i], f"{f1s['greedy'][i]:.3f} / {f1s['optimal'][i]:.3f}",
+        ])
+    markdown = "\n\n".join([
+        f"One example, n predicted × n gold calls to one tool, `level=\"{level}\"`; time in ms "
+        "(best of "
+        f"{repeat} up to 128×128, one run above); slope = log-log growth from the previous size "
+        "(2 = quadratic, 3 = cubic).",
+        table(
+            ["calls", "greedy ms", "slope", "optimal ms", "slope", "linear_sum_assignment alone ms",
+             "slope", "F1 greedy / optimal"],
+            rows,
+        ),
+    ])
+    print("\n== Scaling: calls per name group ==\n" + markdown, flush=True)
+    last = len(sizes) - 1
+    return {
+        "markdown": markdown,
+        "sizes": sizes,
+        "seconds": results,
+        "optimal_at_max": results["optimal"][last],
+        "optimal_slope_at_max": float(so[last]) if so[last] else None,
+        "assignment_slope_at_max": float(sa[last]) if sa[last] else None,
+    }
+
+
+# --------------------------------------------------------------------------- (b) streaming
+
+
+def _status_kib(field: str) -> int | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _reset_peak() -> bool:
+    """Reset the kernel's peak-RSS mark (Linux ``clear_refs``), so the peak is the stream's own."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_kib() -> int:
+    import resource
+
+    hwm = _status_kib("VmHWM")
+    return hwm if hwm is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _child(n: int, batch: int) -> dict[str, Any]:
+    """Stream ``n`` generated examples through add_batch and compute once (in this process)."""
+    import gc
+
+    import toolcall_f1
+
+    module = toolcall_f1.load()
+    gc.collect()
+    reset = _reset_peak()
+    base = _status_kib("VmRSS") if reset else _peak_kib()
+    base = base if base is not None else _peak_kib()
+    t0 = time.perf_counter()
+    preds: list[Any] = []
+    refs: list[Any] = []
+    for ex in common.generate(n, seed=2):
+        preds.append(ex.prediction)
+        refs.append(ex.reference)
+        if len(preds) == batch:
+            module.add_batch(predictions=preds, references=refs)
+            preds, refs = [], []
+    if preds:
+        module.add_batch(predictions=preds, references=refs)
+    t_add = time.perf_counter() - t0
+    result = module.compute(tools=common.TOOLS)
+    total = time.perf_counter() - t0
+    peak = _peak_kib()
+    return {
+        "n": n,
+        "add_seconds": t_add,
+        "total_seconds": total,
+        "base_rss_mib": base / 1024,
+        "peak_rss_mib": peak / 1024,
+        "peak_reset": reset,
+        "f1": result["f1"],
+        "num_examples": result["num_examples"],
+    }
+
+
+def run_stream(sizes: list[int], batch: int = 1000) -> dict[str, Any]:
+    """Each size in a fresh interpreter: time and peak RSS of streaming it through evaluate."""
+    out = []
+    for n in sizes:
+        proc = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--child", str(n), "--batch", str(batch)],
+            capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"streaming {n} examples failed:\n{proc.stderr[-4000:]}")
+        out.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    rows = []
+    for i, r in enumerate(out):
+        grown = r["peak_rss_mib"] - r["base_rss_mib"]
+        per_ex = grown * 1024 / r["n"]
+        step = None
+        if i:
+            prev = out[i - 1]
+            step = ((grown - (prev["peak_rss_mib"] - prev["base_rss_mib"])) * 1024 / (r["n"] - prev["n"]))
+        rows.append([
+            r["n"], r["n"] / r["total_seconds"], r["total_seconds"], r["base_rss_mib"], r["peak_rss_mib"],
+            grown, per_ex, step,
+        ])
+        r["grown_mib"] = grown
+    markdown = "\n\n".join([
+        f"Generated examples streamed through `add_batch` (batches of {batch}) then one `compute`; "
+        "each size in a fresh subprocess. RSS in MiB: the peak mark is reset after "
+        "`toolcall_f1.load()` (Linux `clear_refs`), so 'grown' = peak while streaming and computing "
+        "− RSS after the load.",
+        table(
+            ["examples", "ex/s", "seconds", "RSS after load", "peak RSS", "grown", "KiB/example",
+             "KiB/example since previous size"],
+            rows,
+        ),
+    ])
+    print("\n== Scaling: streamed examples ==\n" + markdown, flush=True)
+    return {"markdown": markdown, "runs": out}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-group", type=int, default=512)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--stream-sizes", default="10000,100000,1000000")
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        print(json.dumps(_child(args.child, args.batch)))
+        return
+    run_groups(args.max_group, args.repeat)
+    run_stream([int(s) for s in args.stream_sizes.split(",") if s])
+
+
+if __name__ == "__main__":
+    main()

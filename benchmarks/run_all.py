@@ -1,0 +1,159 @@
+"""Run every benchmark, print the tables, write ``docs/benchmarks.md`` (``make bench``).
+
+Default sizes are the issue's: 100k generated examples, all BFCL conformance records, name
+groups up to 512×512 calls, 10k → 1M streamed examples (about half an hour on 2 cores).
+``--quick`` is a smoke run of well under a minute; every size can also be set by hand.
+
+    python benchmarks/run_all.py              # full sizes, writes docs/benchmarks.md
+    python benchmarks/run_all.py --quick --output /tmp/bench.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import bench_bfcl
+import bench_scaling
+import bench_throughput
+import common
+
+QUICK = dict(examples=2000, bfcl_records=1000, max_group=32, stream_sizes="1000,3000", repeat=1, bfcl_repeat=1)
+FULL = dict(examples=100_000, bfcl_records=None, max_group=512, stream_sizes="10000,100000,1000000", repeat=3,
+            bfcl_repeat=5)
+
+
+def _verdict(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("**met**" if ok else "**not met**")
+
+
+def targets(tp: dict[str, Any] | None, bf: dict[str, Any] | None, gr: dict[str, Any] | None,
+            st: dict[str, Any] | None) -> str:
+    """The issue's targets, each with the measured ratio and whether this run meets it."""
+    rows = []
+    if bf is not None:
+        ours = bf["ours_auto_rate"]
+        if "bfcl_rate" in bf:
+            speedup = ours / bf["bfcl_rate"]
+            rows.append(["BFCL-style records: ≥ 1.5× the throughput of BFCL's decode-and-check",
+                         f"{speedup:.2f}× ({common.fmt_num(ours)} vs {common.fmt_num(bf['bfcl_rate'])} records/s)",
+                         _verdict(speedup >= 1.5)])
+        else:
+            rows.append(["BFCL-style records: ≥ 1.5× BFCL's decode-and-check", bf["baseline"], "n/a"])
+        floor = bf["ast_floor_rate"] / ours
+        rows.append(["Core path within 2× of the parse floor (ast.parse) on those records",
+                     f"{floor:.2f}× the time of ast.parse", _verdict(floor <= 2.0)])
+        rows.append(["Conformance: verdicts equal `expected_exact`",
+                     f"{bf['ours_auto_agree']}/{bf['records']}", _verdict(bf["ours_auto_agree"] == bf["records"])])
+    if tp is not None:
+        ratios = [c["evaluate_over_core"] for c in tp["configs"].values() if "evaluate_over_core" in c]
+        if ratios:
+            worst = max(ratios)
+            rows.append(["evaluate path ≤ 1.5× the time of the core path (worst level/matching)",
+                         f"{worst:.2f}× (best {min(ratios):.2f}×)", _verdict(worst <= 1.5)])
+    if gr is not None:
+        n = gr["sizes"][-1]
+        slope = gr["optimal_slope_at_max"]
+        ok = slope is not None and slope <= max(3.0, gr["assignment_slope_at_max"] or 0.0)
+        rows.append([f"{n}×{n} calls in one name group: optimal finishes, growth no worse than the "
+                     "assignment (O(n³))",
+                     f"{gr['optimal_at_max']:.2f} s; slope {slope if slope is not None else '–'} "
+                     f"(linear_sum_assignment alone: {gr['assignment_slope_at_max']})",
+                     _verdict(ok if n >= 2 else None)])
+    if st is not None and st["runs"]:
+        runs = st["runs"]
+        first = runs[0]["grown_mib"] / runs[0]["n"]
+        last = runs[-1]
+        if len(runs) > 1:
+            prev = runs[-2]
+            step = (last["grown_mib"] - prev["grown_mib"]) / (last["n"] - prev["n"])
+        else:
+            step = first
+        linear = step <= 1.25 * first + 1e-9
+        rows.append([f"{last['n']:,} examples streamed: memory reported, growing linearly at most",
+                     f"peak RSS {last['peak_rss_mib']:,.0f} MiB ({last['grown_mib']:,.0f} MiB over the loaded "
+                     f"module); {step * 1024:.2f} KiB/example at the last step vs {first * 1024:.2f} at the first size",
+                     _verdict(linear)])
+    return common.table(["target", "measured", "this run"], rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument("--examples", type=int, help="generated corpus size (benchmark 1)")
+    parser.add_argument("--bfcl-records", type=int, help="only the first N conformance records")
+    parser.add_argument("--max-group", type=int, help="largest n×n name group")
+    parser.add_argument("--stream-sizes", help="comma-separated example counts to stream")
+    parser.add_argument("--repeat", type=int, help="best of N runs")
+    parser.add_argument("--only", choices=("throughput", "bfcl", "scaling"), action="append",
+                        help="run only this benchmark (repeatable)")
+    parser.add_argument("--output", default=str(common.ROOT / "docs" / "benchmarks.md"),
+                        help="where to write the markdown summary ('-' for none)")
+    args = parser.parse_args(argv)
+    sizes = dict(QUICK if args.quick else FULL)
+    for key in sizes:
+        value = getattr(args, key, None)
+        if value is not None:
+            sizes[key] = value
+    if args.repeat is not None:
+        sizes["bfcl_repeat"] = args.repeat
+    only = set(args.only or ("throughput", "bfcl", "scaling"))
+
+    started = _dt.datetime.now(_dt.UTC)
+    t0 = time.perf_counter()
+    info = common.machine_info()
+    print(common.machine_markdown(info), flush=True)
+    tp = bf = gr = st = None
+    if "throughput" in only:
+        tp = bench_throughput.run(sizes["examples"], sizes["repeat"])
+    if "bfcl" in only:
+        bf = bench_bfcl.run(sizes["bfcl_records"], sizes["bfcl_repeat"])
+    if "scaling" in only:
+        gr = bench_scaling.run_groups(sizes["max_group"], sizes["repeat"])
+        st = bench_scaling.run_stream([int(s) for s in str(sizes["stream_sizes"]).split(",") if s])
+    elapsed = time.perf_counter() - t0
+
+    summary = targets(tp, bf, gr, st)
+    print("\n== Targets ==\n" + summary, flush=True)
+    if args.output != "-":
+        command = "python benchmarks/run_all.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+        parts = [
+            "# Benchmarks",
+            "",
+            "Written by `benchmarks/run_all.py` from one run on one machine; the ratios compare "
+            "columns measured in that same run. Reproduce with `make bench` (the BFCL baseline "
+            "column needs `bfcl-eval`, see `benchmarks/README.md`). Times are wall-clock, best of "
+            "the repeats; nothing here is a test, and no test asserts on time.",
+            "",
+            f"Run: {started:%Y-%m-%d %H:%M} UTC, `{command.strip()}`, {elapsed / 60:.1f} min in all.",
+            "",
+            "## Machine",
+            "",
+            common.machine_markdown(info),
+            "",
+            "## Targets",
+            "",
+            summary,
+        ]
+        if tp is not None:
+            parts += ["", "## 1. Throughput: generated corpus, core API and evaluate", "", tp["markdown"]]
+        if bf is not None:
+            parts += ["", "## 2. BFCL-style records beside BFCL's decode-and-check", "", bf["markdown"]]
+        if gr is not None:
+            parts += ["", "## 3a. Scaling: calls in one name group", "", gr["markdown"]]
+        if st is not None:
+            parts += ["", "## 3b. Scaling: examples streamed through `add_batch`", "", st["markdown"]]
+        out = Path(args.output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("\n".join(parts) + "\n", encoding="utf-8")
+        print(f"\nwrote {out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
