@@ -17,7 +17,7 @@ from typing import Any
 from .calls import Call, GoldCall, ToolCallParseError, bfcl_gold, coerce_structured
 from .matching import LEVELS, MATCHINGS, PairResult, check_choice, match_indices
 from .parsing import FORMATS, Context, read_any
-from .schema import ToolSet, compile_tools, merge_tools, validate_weights
+from .schema import ToolSet, compile_tools, content_key, merge_tools, validate_weights
 from .values import (
     Canonicalizer,
     canonicalizer_name,
@@ -180,6 +180,41 @@ def _gold_dict(gold: GoldCall) -> dict[str, Any]:
 def _digest(obj: Any) -> str:
     text = json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+_DIGESTS: dict[str, str] = {}
+_DIGESTS_SIZE = 4096
+
+
+def _tools_digest(tools: Sequence[Mapping[str, Any]], key: str | None) -> str:
+    """``_digest(tools)``, remembered by content key (per-example tools repeat in a corpus)."""
+    if key is None:
+        return _digest(tools)
+    digest = _DIGESTS.get(key)
+    if digest is None:
+        digest = _digest(tools)
+        if len(_DIGESTS) >= _DIGESTS_SIZE:
+            _DIGESTS.clear()
+        _DIGESTS[key] = digest
+    return digest
+
+
+class _Consulted:
+    """A ``param_order`` that remembers whether a reader asked it anything."""
+
+    __slots__ = ("asked", "fn")
+
+    def __init__(self, fn: Callable[[str], Sequence[str] | None]) -> None:
+        self.fn = fn
+        self.asked = False
+
+    def __call__(self, name: str) -> Sequence[str] | None:
+        self.asked = True
+        return self.fn(name)
+
+
+def _no_order(name: str) -> None:
+    return None
 
 
 def count_example(
@@ -421,12 +456,15 @@ class ToolCallMetric:
         call_tools: Sequence[Mapping[str, Any]] | None,
         call_weights: Mapping[str, Any] | None,
         example_tools: Sequence[Mapping[str, Any]] | None,
+        example_key: str | None = None,
     ) -> ToolSet:
         if not call_tools and not call_weights and not example_tools:
             return self._toolset
         tools = merge_tools(self.tools, call_tools, example_tools)
         weights = {**self.weights, **validate_weights(call_weights)} if call_weights else self.weights
-        return compile_tools(tools, weights, self._name_fn)
+        # per-example tools alone merge into a list equal to themselves: reuse their key
+        key = example_key if example_key is not None and not self.tools and not call_tools else None
+        return compile_tools(tools, weights, self._name_fn, tools_key=key)
 
     def signature(
         self,
@@ -466,6 +504,14 @@ class ToolCallMetric:
         toolset: ToolSet | None = None,
     ) -> tuple[list[GoldCall], list[Mapping[str, Any]] | None]:
         """A reference → (gold calls, per-example tools or None). Raises, naming the index."""
+        gold, example_tools, _ = self._read_reference(reference, reference_format, index, toolset)
+        return gold, example_tools
+
+    def _read_reference(
+        self, reference: Any, reference_format: str | None, index: int | None, toolset: ToolSet | None,
+    ) -> tuple[list[GoldCall], list[Mapping[str, Any]] | None, bool]:
+        """:meth:`read_reference`, also saying whether reading asked the schema anything
+        (if not, reading again with another schema gives the same calls)."""
         fmt = reference_format or self.reference_format
         where = "references" if index is None else f"references[{index}]"
         example_tools = None
@@ -478,16 +524,20 @@ class ToolCallMetric:
             if example_tools is not None and not isinstance(example_tools, list):
                 raise ValueError(f"{where}: 'tools' must be a list of function schemas")
             reference = reference["calls"]
+        asked = False
         try:
             if fmt == "bfcl":
-                gold = bfcl_gold(reference, where)
+                gold = bfcl_gold(reference, where)  # BFCL answers never need the schema
             else:
                 ts = toolset or self._toolset
-                ctx = Context(ts.param_order) if ts.has_schema else Context()
-                gold = [GoldCall.from_call(c) for c in read_any(reference, fmt, ctx)]
+                order = _Consulted(ts.param_order if ts.has_schema else _no_order)
+                try:
+                    gold = [GoldCall.from_call(c) for c in read_any(reference, fmt, Context(order))]
+                finally:
+                    asked = order.asked
         except ToolCallParseError as err:
             raise err.located(where, index) from None
-        return gold, example_tools
+        return gold, example_tools, asked
 
     def read_prediction(
         self, prediction: Any, toolset: ToolSet, *, prediction_format: str | None = None,
@@ -531,16 +581,16 @@ class ToolCallMetric:
         if prediction_format is not None:
             check_choice(prediction_format, tuple(FORMATS), "prediction_format")
         fmt = reference_format or self.reference_format
-        golds, example_tools = self.read_reference(
-            gold, reference_format=fmt, index=index,
-            toolset=self._toolset_for(tools, weights, None),
-        )
+        base = self._toolset_for(tools, weights, None)
+        golds, example_tools, asked = self._read_reference(gold, fmt, index, base)
+        example_key = None
         if example_tools is not None:
             example_tools = merge_tools(example_tools)
-        toolset = self._toolset_for(tools, weights, example_tools)
-        if example_tools:
+            example_key = content_key(example_tools) if example_tools else None
+        toolset = self._toolset_for(tools, weights, example_tools, example_key) if example_tools else base
+        if example_tools and asked:
             # positional arguments in the reference may need the per-example schema
-            golds, _ = self.read_reference(gold, reference_format=fmt, index=index, toolset=toolset)
+            golds, _, _ = self._read_reference(gold, fmt, index, toolset)
         preds, error = self.read_prediction(
             pred, toolset, prediction_format=prediction_format, index=index
         )
@@ -553,7 +603,7 @@ class ToolCallMetric:
             canon=self._canon,
             fill_defaults=fmt != "bfcl",
             parse_error=error,
-            tools_digest=_digest(example_tools) if example_tools else "",
+            tools_digest=_tools_digest(example_tools, example_key) if example_tools else "",
         )
 
     def score_all(
