@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -325,6 +326,72 @@ def count_example(
     )
 
 
+class _Totals:
+    """What :func:`summarize` needs from a corpus, folded in one :class:`Score` at a time.
+
+    Keeps each example's TP/FP/FN (a compact float array) and sums them with
+    :func:`math.fsum` at the end — exactly the numbers ``summarize`` computes from the list
+    of scores — without holding the scores themselves (their calls, pairs and verdicts).
+    """
+
+    __slots__ = ("digests", "fn", "fp", "h_args", "h_tools", "n", "num_exact", "parse_errors", "per_tool", "tp")
+
+    def __init__(self) -> None:
+        self.tp = array("d")
+        self.fp = array("d")
+        self.fn = array("d")
+        self.n = self.num_exact = self.parse_errors = self.h_tools = self.h_args = 0
+        self.per_tool: dict[str, list[Counts]] = {}
+        self.digests: set[str] = set()
+
+    def add(self, s: Score) -> None:
+        self.tp.append(s.tp)
+        self.fp.append(s.fp)
+        self.fn.append(s.fn)
+        self.n += 1
+        if s.exact:
+            self.num_exact += 1
+        if s.parse_error is not None:
+            self.parse_errors += 1
+        self.h_tools += s.hallucinated_tools
+        self.h_args += s.hallucinated_args
+        for name, c in s.per_tool.items():
+            bucket = self.per_tool.get(name)
+            if bucket is None:
+                self.per_tool[name] = [c]
+            else:
+                bucket.append(c)
+        if s.tools_digest:
+            self.digests.add(s.tools_digest)
+
+    def result(self, signature: str, per_tool: bool) -> dict[str, Any]:
+        tp, fp, fn = math.fsum(self.tp), math.fsum(self.fp), math.fsum(self.fn)
+        p, r, f = prf(tp, fp, fn)
+        n = self.n
+        out: dict[str, Any] = {
+            "f1": f,
+            "precision": p,
+            "recall": r,
+            "exact_match": (self.num_exact / n) if n else 1.0,
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "num_examples": n,
+            "num_parse_errors": self.parse_errors,
+            "hallucinated_tools": self.h_tools,
+            "hallucinated_args": self.h_args,
+            "signature": signature,
+        }
+        if per_tool:
+            table = {}
+            for name in sorted(self.per_tool):
+                c = Counts.total(self.per_tool[name])
+                prec, rec, f1 = prf(c.tp, c.fp, c.fn)
+                table[name] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": prec, "recall": rec, "f1": f1}
+            out["per_tool"] = table
+        return out
+
+
 def summarize(
     scores: Sequence[Score],
     *,
@@ -343,34 +410,10 @@ def summarize(
     >>> round(r["f1"], 4), r["exact_match"], r["tp"], r["fn"]
     (0.6667, 0.5, 1.0, 1.0)
     """
-    total = Counts.total(s.counts for s in scores)
-    p, r, f = prf(total.tp, total.fp, total.fn)
-    n = len(scores)
-    out: dict[str, Any] = {
-        "f1": f,
-        "precision": p,
-        "recall": r,
-        "exact_match": (sum(1 for s in scores if s.exact) / n) if n else 1.0,
-        "tp": total.tp,
-        "fp": total.fp,
-        "fn": total.fn,
-        "num_examples": n,
-        "num_parse_errors": sum(1 for s in scores if s.parse_error is not None),
-        "hallucinated_tools": sum(s.hallucinated_tools for s in scores),
-        "hallucinated_args": sum(s.hallucinated_args for s in scores),
-        "signature": signature,
-    }
-    if per_tool:
-        buckets: dict[str, list[Counts]] = {}
-        for s in scores:
-            for name, c in s.per_tool.items():
-                buckets.setdefault(name, []).append(c)
-        table = {}
-        for name in sorted(buckets):
-            c = Counts.total(buckets[name])
-            prec, rec, f1 = prf(c.tp, c.fp, c.fn)
-            table[name] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": prec, "recall": rec, "f1": f1}
-        out["per_tool"] = table
+    totals = _Totals()
+    for s in scores:
+        totals.add(s)
+    out = totals.result(signature, per_tool)
     if return_details:
         out["details"] = [s.to_dict() for s in scores]
     return out
@@ -618,6 +661,19 @@ class ToolCallMetric:
         progress: bool = False,
     ) -> list[Score]:
         """Score every example; ``predictions`` and ``references`` must be the same length."""
+        return list(self._scores(predictions, references, tools, weights, reference_format,
+                                 prediction_format, progress))
+
+    def _scores(
+        self,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        tools: Sequence[Mapping[str, Any]] | None,
+        weights: Mapping[str, Any] | None,
+        reference_format: str | None,
+        prediction_format: str | None,
+        progress: bool,
+    ) -> Iterator[Score]:
         if len(predictions) != len(references):
             raise ValueError(
                 f"predictions and references differ in length: {len(predictions)} vs {len(references)}"
@@ -627,11 +683,9 @@ class ToolCallMetric:
             from tqdm.auto import tqdm
 
             items = tqdm(items, total=len(predictions), desc="toolcall_f1", unit="ex")
-        return [
-            self(p, g, tools=tools, weights=weights, reference_format=reference_format,
-                 prediction_format=prediction_format, index=i)
-            for i, (p, g) in items
-        ]
+        for i, (p, g) in items:
+            yield self(p, g, tools=tools, weights=weights, reference_format=reference_format,
+                       prediction_format=prediction_format, index=i)
 
     def compute(
         self,
@@ -648,23 +702,33 @@ class ToolCallMetric:
     ) -> dict[str, Any]:
         """Score a corpus: the dict of SPEC §8 (``f1``, ``precision``, ..., ``signature``).
 
+        Without ``return_details`` the examples stream through: each score is folded into the
+        totals and dropped, so memory holds a few numbers per example, not its calls.
+
         Examples
         --------
         >>> r = ToolCallMetric().compute([[("f", {"x": 1})], []], [[("f", {"x": 1})], [("g", {})]])
         >>> round(r["f1"], 4), r["exact_match"], r["num_examples"]
         (0.6667, 0.5, 2)
         """
-        scores = self.score_all(
-            predictions, references, tools=tools, weights=weights,
-            reference_format=reference_format, prediction_format=prediction_format,
-            progress=progress,
-        )
+        scores = self._scores(predictions, references, tools, weights, reference_format,
+                              prediction_format, progress)
+        if return_details:
+            kept = list(scores)
+            sig = self.signature(
+                tools=tools, weights=weights, prediction_format=prediction_format,
+                reference_format=reference_format,
+                example_tools_digests=(s.tools_digest for s in kept),
+            )
+            return summarize(kept, signature=sig, per_tool=per_tool, return_details=True)
+        totals = _Totals()
+        for score in scores:
+            totals.add(score)
         sig = self.signature(
             tools=tools, weights=weights, prediction_format=prediction_format,
-            reference_format=reference_format,
-            example_tools_digests=(s.tools_digest for s in scores),
+            reference_format=reference_format, example_tools_digests=totals.digests,
         )
-        return summarize(scores, signature=sig, per_tool=per_tool, return_details=return_details)
+        return totals.result(sig, per_tool)
 
     def aggregate(self, scores: Iterable[Score]) -> float:
         """Micro-averaged F1 over the corpus (sum TP/FP/FN, then divide) — never a mean.
