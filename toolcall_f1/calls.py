@@ -242,7 +242,12 @@ class _Budget:
 
 
 def normalize_value(
-    value: Any, *, fmt: str = "structured", depth: int = 0, budget: _Budget | None = None
+    value: Any,
+    *,
+    fmt: str = "structured",
+    depth: int = 0,
+    budget: _Budget | None = None,
+    gold: bool = False,
 ) -> Any:
     """Check that ``value`` is JSON data and return it with tuples turned into lists.
 
@@ -280,7 +285,11 @@ def normalize_value(
         budget.spend(len(value) + 2, fmt)
         return value
     if isinstance(value, AnyOf):
-        return value
+        if gold and depth == 1:  # an argument's accepted values, in a reference
+            return value
+        raise ToolCallParseError(
+            "AnyOf (accepted values) belongs in a reference argument, not here", format=fmt
+        )
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
@@ -289,7 +298,7 @@ def normalize_value(
                     f"object keys must be strings, got {type(k).__name__} {k!r}", format=fmt
                 )
             budget.spend(len(k) + 2, fmt)
-            out[k] = normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget)
+            out[k] = normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget, gold=gold)
         return out
     if isinstance(value, (list, tuple)):
         budget.spend(2, fmt)
@@ -337,9 +346,13 @@ def bracket_depth(text: str) -> int:
 
 def check_text_limits(text: str, fmt: str) -> None:
     """Raise a parse error for text over :data:`MAX_BYTES` or nested over :data:`MAX_DEPTH`."""
-    if len(text) > MAX_BYTES:
+    size = len(text)
+    if size * 4 > MAX_BYTES and size <= MAX_BYTES:  # only long text can exceed it in UTF-8
+        size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
         raise ToolCallParseError(
-            f"input is {len(text)} characters, over the {MAX_BYTES} limit", format=fmt
+            f"input is over the {MAX_BYTES}-byte limit ({size} {'bytes' if size != len(text) else 'characters or more'})",
+            format=fmt,
         )
     if text.count("[") + text.count("{") + text.count("(") > MAX_DEPTH:
         if bracket_depth(text) > MAX_DEPTH:
@@ -397,12 +410,12 @@ def _arguments_from(raw: Any, name: str, fmt: str) -> Mapping[str, Any]:
     return raw
 
 
-def _make_call(name: Any, raw_args: Any, fmt: str, budget: _Budget) -> Call:
+def _make_call(name: Any, raw_args: Any, fmt: str, budget: _Budget, gold: bool = False) -> Call:
     if not isinstance(name, str) or not name.strip():
         raise ToolCallParseError(f"a call needs a non-empty string name, got {name!r}", format=fmt)
     args = _arguments_from(raw_args, name, fmt)
-    norm = normalize_value(args, fmt=fmt, budget=budget)
-    return Call(name.strip(), norm)
+    norm = normalize_value(args, fmt=fmt, budget=budget, gold=gold)
+    return Call(name, norm)
 
 
 def coerce_structured(
@@ -410,13 +423,15 @@ def coerce_structured(
     *,
     parse_text: TextParser | None = None,
     fmt: str = "structured",
+    gold: bool = False,
     _depth: int = 0,
     _budget: _Budget | None = None,
 ) -> list[Call]:
     """Read any structured call shape of SPEC §2 into a list of calls.
 
     ``parse_text`` reads strings met on the way (a message's text content, a list element
-    that is text); without it a string is an error.
+    that is text); without it a string is an error. ``gold=True`` (references) lets an
+    argument's value be an :class:`AnyOf` of accepted values.
 
     Raises
     ------
@@ -442,7 +457,7 @@ def coerce_structured(
     if obj is None:
         return []
     if isinstance(obj, Call):
-        return [Call(obj.name, normalize_value(obj.arguments, fmt=fmt, budget=budget))]
+        return [Call(obj.name, normalize_value(obj.arguments, fmt=fmt, budget=budget, gold=gold))]
     if isinstance(obj, str):
         if parse_text is None:
             raise ToolCallParseError(
@@ -452,9 +467,9 @@ def coerce_structured(
     if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and (
         isinstance(obj[1], (Mapping, str)) or obj[1] is None
     ):
-        return [_make_call(obj[0], obj[1], fmt, budget)]
+        return [_make_call(obj[0], obj[1], fmt, budget, gold)]
     if isinstance(obj, Mapping):
-        return _coerce_mapping(obj, parse_text, fmt, _depth, budget)
+        return _coerce_mapping(obj, parse_text, fmt, _depth, budget, gold)
     if isinstance(obj, (list, tuple)):
         out: list[Call] = []
         for item in obj:
@@ -466,7 +481,7 @@ def coerce_structured(
                 )
             out.extend(
                 coerce_structured(
-                    item, parse_text=parse_text, fmt=fmt, _depth=_depth + 1, _budget=budget
+                    item, parse_text=parse_text, fmt=fmt, gold=gold, _depth=_depth + 1, _budget=budget
                 )
             )
         return out
@@ -474,7 +489,7 @@ def coerce_structured(
     if isinstance(name, str):
         for attr in ("arguments", "args", "input"):
             if hasattr(obj, attr):
-                return [_make_call(name, getattr(obj, attr), fmt, budget)]
+                return [_make_call(name, getattr(obj, attr), fmt, budget, gold)]
     raise ToolCallParseError(
         f"expected a call, got {type(obj).__name__} {_clip(repr(obj), 40)}", format=fmt
     )
@@ -486,23 +501,31 @@ def _coerce_mapping(
     fmt: str,
     depth: int,
     budget: _Budget,
+    gold: bool = False,
 ) -> list[Call]:
     kind = obj.get("type")
     # OpenAI tool call: {"type": "function", "function": {"name", "arguments"}}
-    if "function" in obj and isinstance(obj["function"], Mapping) and kind in (None, "function"):
+    if (
+        "function" in obj
+        and isinstance(obj["function"], Mapping)
+        and "name" in obj["function"]
+        and kind in (None, "function")
+    ):
         fn = obj["function"]
-        return [_make_call(fn.get("name"), fn.get("arguments", fn.get("parameters")), fmt, budget)]
+        return [_make_call(fn.get("name"), fn.get("arguments", fn.get("parameters")), fmt, budget, gold)]
     # OpenAI assistant message: {"role": ..., "tool_calls": [...]}
-    if "tool_calls" in obj:
+    if "tool_calls" in obj and (
+        obj["tool_calls"] is None or isinstance(obj["tool_calls"], (list, tuple)) or "role" in obj
+    ):
         calls = obj["tool_calls"]
         if calls is None:
             return []
         if not isinstance(calls, (list, tuple)):
             raise ToolCallParseError("'tool_calls' must be a list", format=fmt)
-        return coerce_structured(calls, parse_text=None, fmt=fmt, _depth=depth + 1, _budget=budget)
+        return coerce_structured(calls, parse_text=None, fmt=fmt, gold=gold, _depth=depth + 1, _budget=budget)
     # Anthropic content blocks
     if kind == "tool_use":
-        return [_make_call(obj.get("name"), obj.get("input"), fmt, budget)]
+        return [_make_call(obj.get("name"), obj.get("input"), fmt, budget, gold)]
     if kind in ("text", "thinking", "redacted_thinking", "tool_result"):
         return []
     # A chat message whose content holds the calls (a block list or text)
@@ -511,20 +534,20 @@ def _coerce_mapping(
         if isinstance(content, str):
             return parse_text(content) if parse_text is not None else []
         return coerce_structured(
-            content, parse_text=None, fmt=fmt, _depth=depth + 1, _budget=budget
+            content, parse_text=None, fmt=fmt, gold=gold, _depth=depth + 1, _budget=budget
         )
     # {"name", "arguments" | "parameters" | "input" | "args"} or a bare {"name"}
     if "name" in obj and isinstance(obj["name"], str):
         for key in _ARG_KEYS:
             if key in obj:
-                return [_make_call(obj["name"], obj[key], fmt, budget)]
+                return [_make_call(obj["name"], obj[key], fmt, budget, gold)]
         if set(obj) <= {"name", "id", "type"}:
-            return [_make_call(obj["name"], None, fmt, budget)]
+            return [_make_call(obj["name"], None, fmt, budget, gold)]
     # BFCL single-key form {name: {args}} (args may be a JSON string)
     if len(obj) == 1:
         ((name, raw),) = obj.items()
         if isinstance(raw, (Mapping, str)):
-            return [_make_call(name, raw, fmt, budget)]
+            return [_make_call(name, raw, fmt, budget, gold)]
     raise ToolCallParseError(
         f"unrecognised call object with keys {sorted(map(str, obj))[:6]}", format=fmt
     )

@@ -242,12 +242,26 @@ def _unmatched_gold_weight(call: GoldCall, spec: ToolSpec) -> list[float]:
 
 
 def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
+    # agree and errors are ranked exactly (integers over a common denominator), so that a
+    # float sum such as 0.1 + 0.2 never outranks an equal 0.3
+    scale, _ = _to_int_scale([v.weight for row in results for r in row for v in r.verdicts] or [1.0])
+
+    def exact_sums(r: PairResult) -> tuple[int, int]:
+        agree = errors = 0
+        for v in r.verdicts:
+            if v.verdict == AGREE:
+                agree += scale[v.weight]
+            elif v.verdict == DISAGREE:
+                errors += 2 * scale[v.weight]
+            elif v.verdict in (EXTRA, MISSING):
+                errors += scale[v.weight]
+        return agree, errors
+
     ranked = sorted(
-        (
-            (not r.exact, -r.agree, r.errors, i, j)
-            for i, row in enumerate(results)
-            for j, r in enumerate(row)
-        )
+        (not r.exact, -agree, errors, i, j)
+        for i, row in enumerate(results)
+        for j, r in enumerate(row)
+        for agree, errors in (exact_sums(r),)
     )
     used_p: set[int] = set()
     used_g: set[int] = set()

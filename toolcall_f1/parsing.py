@@ -206,7 +206,9 @@ _BULLET_LABEL = re.compile(
     r"^\s*(?:[-*+>]\s+|\d+[.)]\s+)?(?:(?:\*\*|__)?[A-Za-z][\w ]{0,40}(?:\*\*|__)?\s*:(?:\*\*)?\s*)?"
 )
 _LABEL_END = re.compile(r":(?:\*\*|__)?[ \t]*")
-_ATTEMPT = re.compile(r"`*\s*(?:\[\s*)?[A-Za-z_][\w.]*\(")
+_ATTEMPT = re.compile(r"`*[ \t]*(?:\[[ \t]*)?[A-Za-z_][\w.]*\(")
+# a "[" that opens a list of calls or values (not "[Note]" in prose)
+_LIST_ATTEMPT = re.compile(r"\[\s*(?:[\[{\"'(\]]|[A-Za-z_][\w.]*\s*\(|-?\d)")
 
 
 def _balanced_end(text: str, start: int, fmt: str) -> int:
@@ -307,7 +309,7 @@ def read_python(text: str, ctx: Context) -> list[Call]:
         calls, attempted = _python_lines(text, ctx)
         if attempted:
             return calls
-        if _ATTEMPT.match(text) or text.startswith("["):
+        if _ATTEMPT.match(text) or _LIST_ATTEMPT.match(text):
             raise whole_err from None
         return []
 
@@ -586,7 +588,7 @@ def read_bfcl(text: str, ctx: Context) -> list[Call]:
     return _calls_from_expr(body, ctx, "bfcl", text, dicts=False)
 
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 
 
 def _auto_plain(text: str, ctx: Context) -> list[Call]:
@@ -624,18 +626,23 @@ def read_auto(text: str, ctx: Context) -> list[Call]:
     []
     """
     check_text_limits(text, "auto")
+    if "```" in text:
+        fences = _FENCE.findall(text)
+        if fences:
+            calls: list[Call] = []
+            for _lang, body in fences:
+                calls.extend(_auto_unfenced(body, ctx))
+            return calls
+    return _auto_unfenced(text, ctx)
+
+
+def _auto_unfenced(text: str, ctx: Context) -> list[Call]:
     if "<tool_call>" in text:
         return read_hermes(text, ctx)
     if "[TOOL_CALLS]" in text:
         return read_mistral(text, ctx)
     if "<|python_tag|>" in text:
         return read_llama(text, ctx)
-    fences = _FENCE.findall(text)
-    if fences:
-        calls: list[Call] = []
-        for _lang, body in fences:
-            calls.extend(_auto_plain(body, ctx))
-        return calls
     return _auto_plain(text, ctx)
 
 
@@ -653,13 +660,16 @@ def parse_text(text: str, fmt: str, ctx: Context) -> list[Call]:
     return reader(text, ctx)
 
 
-def read_any(output: Any, fmt: str, ctx: Context) -> list[Call]:
-    """Text through the ``fmt`` reader; structured input the same way in every mode."""
+def read_any(output: Any, fmt: str, ctx: Context, *, gold: bool = False) -> list[Call]:
+    """Text through the ``fmt`` reader; structured input the same way in every mode.
+
+    ``gold=True`` (references) allows :class:`~toolcall_f1.calls.AnyOf` argument values.
+    """
     if isinstance(output, str):
         return parse_text(output, fmt, ctx)
     if fmt not in FORMATS:
         parse_text("", fmt, ctx)  # raises the unknown-format error
-    return coerce_structured(output, parse_text=lambda t: parse_text(t, fmt, ctx))
+    return coerce_structured(output, parse_text=lambda t: parse_text(t, fmt, ctx), gold=gold)
 
 
 def parse_calls(

@@ -77,12 +77,22 @@ class ToolSpec:
 _DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), False, {})
 
 
+#: The largest weight accepted: sums over a large corpus of products ``w_t * w_a`` must stay
+#: finite floats.
+MAX_WEIGHT = 1e100
+
+
 def _check_weight(value: Any, what: str) -> float:
+    expected = f"must be a finite number from 0 to {MAX_WEIGHT:g}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"weights: {what} must be a finite number >= 0, got {value!r}")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"weights: {what} must be a finite number >= 0, got {value!r}")
-    return float(value)
+        raise ValueError(f"weights: {what} {expected}, got {value!r}")
+    try:
+        weight = float(value)
+    except OverflowError:
+        raise ValueError(f"weights: {what} {expected}, got an integer of {len(str(value))} digits") from None
+    if not math.isfinite(weight) or not 0 <= weight <= MAX_WEIGHT:
+        raise ValueError(f"weights: {what} {expected}, got {value!r}")
+    return weight
 
 
 def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
@@ -100,7 +110,7 @@ def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, A
     >>> validate_weights({"rm": -1})
     Traceback (most recent call last):
     ...
-    ValueError: weights: tool 'rm' must be a finite number >= 0, got -1
+    ValueError: weights: tool 'rm' must be a finite number from 0 to 1e+100, got -1
     """
     if weights is None:
         return {}
@@ -220,9 +230,10 @@ class ToolSet:
         self.has_schema = bool(tools)
         self.by_key: dict[str, ToolSpec] = {}
         self.overrides: dict[str, ToolSpec] = {}
+        by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)
-            spec = _compile_one(fn, weights.get(fn["name"]))
+            spec = _compile_one(fn, by_canon.get(name_canon(fn["name"])))
             self.by_key[name_canon(spec.name)] = spec
         for tool, entry in weights.items():
             key = name_canon(tool)

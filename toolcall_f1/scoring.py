@@ -179,8 +179,25 @@ def _gold_dict(gold: GoldCall) -> dict[str, Any]:
 
 
 def _digest(obj: Any) -> str:
-    text = json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)
+    """Eight hex digits naming a JSON-like value (stable across runs and key order)."""
+    try:
+        text = json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        text = _bounded_text(obj)
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def _bounded_text(obj: Any, depth: int = 0) -> str:
+    """A deterministic rendering for data too deep (or odd) for ``json.dumps``; below 200
+    levels it is cut, so such schemas differing only that deep share a digest."""
+    if depth > 200:
+        return "..."
+    if isinstance(obj, Mapping):
+        items = sorted((str(k), _bounded_text(v, depth + 1)) for k, v in obj.items())
+        return "{" + ",".join(f"{k!r}:{v}" for k, v in items) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "[" + ",".join(_bounded_text(v, depth + 1) for v in obj) + "]"
+    return repr(obj)
 
 
 _DIGESTS: dict[str, str] = {}
@@ -198,24 +215,6 @@ def _tools_digest(tools: Sequence[Mapping[str, Any]], key: str | None) -> str:
             _DIGESTS.clear()
         _DIGESTS[key] = digest
     return digest
-
-
-class _Consulted:
-    """A ``param_order`` that remembers whether a reader asked it anything."""
-
-    __slots__ = ("asked", "fn")
-
-    def __init__(self, fn: Callable[[str], Sequence[str] | None]) -> None:
-        self.fn = fn
-        self.asked = False
-
-    def __call__(self, name: str) -> Sequence[str] | None:
-        self.asked = True
-        return self.fn(name)
-
-
-def _no_order(name: str) -> None:
-    return None
 
 
 def count_example(
@@ -525,9 +524,11 @@ class ToolCallMetric:
         >>> ToolCallMetric().signature()
         'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
-        digests = sorted(set(d for d in example_tools_digests if d))
-        weight_src = [self.tools, self.weights, list(tools or []), weights or {}, digests]
-        has_weights = bool(self.tools or self.weights or tools or weights or digests)
+        digests = sorted({d for d in example_tools_digests if d})
+        effective_tools = merge_tools(self.tools, tools)
+        effective_weights = {**self.weights, **validate_weights(weights)} if weights else self.weights
+        weight_src = [effective_tools, effective_weights, digests]
+        has_weights = bool(effective_tools or effective_weights or digests)
         parts = [
             f"level:{self.level}",
             f"match:{self.matching}",
@@ -546,50 +547,67 @@ class ToolCallMetric:
         self, reference: Any, *, reference_format: str | None = None, index: int | None = None,
         toolset: ToolSet | None = None,
     ) -> tuple[list[GoldCall], list[Mapping[str, Any]] | None]:
-        """A reference → (gold calls, per-example tools or None). Raises, naming the index."""
-        gold, example_tools, _ = self._read_reference(reference, reference_format, index, toolset)
-        return gold, example_tools
+        """A reference → (gold calls, per-example tools or None). Raises, naming the index.
 
-    def _read_reference(
-        self, reference: Any, reference_format: str | None, index: int | None, toolset: ToolSet | None,
-    ) -> tuple[list[GoldCall], list[Mapping[str, Any]] | None, bool]:
-        """:meth:`read_reference`, also saying whether reading asked the schema anything
-        (if not, reading again with another schema gives the same calls)."""
+        Positional arguments in the reference are named through ``toolset`` merged with the
+        reference's own ``tools``.
+        """
+        where = "references" if index is None else f"references[{index}]"
+        raw, example_tools = self._split_reference(reference, where)
+        ts = toolset or self._toolset
+        if example_tools:
+            ts = self._example_toolset(ts, example_tools, where)
+        return self._read_gold(raw, reference_format, index, ts), example_tools
+
+    @staticmethod
+    def _split_reference(reference: Any, where: str) -> tuple[Any, list[Mapping[str, Any]] | None]:
+        """``{"calls": ..., "tools": [...]}`` → (calls, merged per-example tools or None)."""
+        if isinstance(reference, ToolCallParseError):
+            raise reference.located(where)
+        if not (isinstance(reference, Mapping) and "calls" in reference and isinstance(reference["calls"], (list, str))):
+            return reference, None
+        example_tools = reference.get("tools")
+        if example_tools is None:
+            return reference["calls"], None
+        if not isinstance(example_tools, list):
+            raise ValueError(f"{where}: 'tools' must be a list of function schemas")
+        try:
+            return reference["calls"], merge_tools(example_tools)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+
+    def _example_toolset(self, base: ToolSet, example_tools: list[Mapping[str, Any]], where: str,
+                         tools: Any = None, weights: Any = None) -> ToolSet:
+        try:
+            return self._toolset_for(tools, weights, example_tools, content_key(example_tools))
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+
+    def _read_gold(self, raw: Any, reference_format: str | None, index: int | None, ts: ToolSet) -> list[GoldCall]:
         fmt = reference_format or self.reference_format
         where = "references" if index is None else f"references[{index}]"
-        example_tools = None
-        if (
-            isinstance(reference, Mapping)
-            and "calls" in reference
-            and isinstance(reference["calls"], (list, str))
-        ):
-            example_tools = reference.get("tools")
-            if example_tools is not None and not isinstance(example_tools, list):
-                raise ValueError(f"{where}: 'tools' must be a list of function schemas")
-            reference = reference["calls"]
-        asked = False
         try:
             if fmt == "bfcl":
-                gold = bfcl_gold(reference, where)  # BFCL answers never need the schema
-            else:
-                ts = toolset or self._toolset
-                order = _Consulted(ts.param_order if ts.has_schema else _no_order)
-                try:
-                    gold = [GoldCall.from_call(c) for c in read_any(reference, fmt, Context(order))]
-                finally:
-                    asked = order.asked
+                return bfcl_gold(raw, where)
+            ctx = Context(ts.param_order) if ts.has_schema else Context()
+            return [GoldCall.from_call(c) for c in read_any(raw, fmt, ctx, gold=True)]
         except ToolCallParseError as err:
             raise err.located(where, index) from None
-        return gold, example_tools, asked
 
     def read_prediction(
         self, prediction: Any, toolset: ToolSet, *, prediction_format: str | None = None,
         index: int | None = None,
     ) -> tuple[list[Call], str | None]:
-        """A prediction → (calls, parse error message or None); raises with ``"raise"``."""
+        """A prediction → (calls, parse error message or None); raises with ``"raise"``.
+
+        A :class:`ToolCallParseError` given as the prediction (an upstream reader's failure)
+        is that parse error.
+        """
         fmt = prediction_format or self.prediction_format
         ctx = Context(toolset.param_order) if toolset.has_schema else Context()
         try:
+            if isinstance(prediction, ToolCallParseError):
+                raise prediction
             return read_any(prediction, fmt, ctx), None
         except ToolCallParseError as err:
             where = "predictions" if index is None else f"predictions[{index}]"
@@ -624,16 +642,17 @@ class ToolCallMetric:
         if prediction_format is not None:
             check_choice(prediction_format, tuple(FORMATS), "prediction_format")
         fmt = reference_format or self.reference_format
-        base = self._toolset_for(tools, weights, None)
-        golds, example_tools, asked = self._read_reference(gold, fmt, index, base)
-        example_key = None
-        if example_tools is not None:
-            example_tools = merge_tools(example_tools)
-            example_key = content_key(example_tools) if example_tools else None
-        toolset = self._toolset_for(tools, weights, example_tools, example_key) if example_tools else base
-        if example_tools and asked:
-            # positional arguments in the reference may need the per-example schema
-            golds, _, _ = self._read_reference(gold, fmt, index, toolset)
+        where = "references" if index is None else f"references[{index}]"
+        raw, example_tools = self._split_reference(gold, where)
+        example_key = content_key(example_tools) if example_tools else None
+        if example_tools:
+            try:
+                toolset = self._toolset_for(tools, weights, example_tools, example_key)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+        else:
+            toolset = self._toolset_for(tools, weights, None)
+        golds = self._read_gold(raw, fmt, index, toolset)
         preds, error = self.read_prediction(
             pred, toolset, prediction_format=prediction_format, index=index
         )

@@ -15,7 +15,8 @@ import datasets
 import evaluate
 
 from .calls import AnyOf
-from .calls import Call
+from .calls import ToolCallParseError
+from .calls import coerce_structured
 from .values import canonicalizer_name
 from .schema import merge_tools
 from .parsing import FORMATS
@@ -82,34 +83,70 @@ Examples:
 _MARK = "__toolcall_f1__"
 
 
-def _storable(value: Any, depth: int = 0) -> Any:
-    """Plain JSON for Arrow: calls and tuples as dicts, AnyOf marked (strings inside stay)."""
-    if depth > 200:
-        return repr(value)
-    if isinstance(value, Call):
-        return {"name": value.name, "arguments": _storable(dict(value.arguments), depth + 1)}
-    if isinstance(value, AnyOf) or (
-        # the evaluate loader runs its own copy of the package: an AnyOf built from the
-        # installed package is a different class here, so it is recognised by its shape
+_MAX_NESTING = 200  # deeper than the core's own limit (64), which then reports it properly
+
+
+def _is_anyof(value: Any) -> bool:
+    # the evaluate loader runs its own copy of the package: an AnyOf built from the installed
+    # package is a different class here, so it is also recognised by its shape
+    return isinstance(value, AnyOf) or (
         type(value).__name__ == "AnyOf" and hasattr(value, "values") and hasattr(value, "optional")
-    ):
-        return {_MARK: "anyof", "values": _storable(list(value.values), depth + 1), "optional": value.optional}
+    )
+
+
+def _json_value(value: Any, depth: int = 0) -> Any:
+    """An argument value as plain JSON (tuples become lists, AnyOf is marked); anything that
+    is not JSON data raises TypeError/ValueError, as the core would refuse it."""
+    if depth > _MAX_NESTING:
+        raise ValueError(f"nested deeper than {_MAX_NESTING} levels")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if _is_anyof(value):
+        return {_MARK: "anyof", "values": [_json_value(v, depth + 1) for v in value.values], "optional": value.optional}
     if isinstance(value, Mapping):
-        return {str(k) if not isinstance(k, str) else k: _storable(v, depth + 1) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"object keys must be strings, got {type(k).__name__} {k!r}")
+            out[k] = _json_value(v, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v, depth + 1) for v in value]
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy scalars and arrays
+        return _json_value(value.tolist(), depth + 1)
+    raise TypeError(f"a {type(value).__name__} is not a JSON value")
+
+
+def _call_dict(name: str, args: Any, depth: int) -> dict[str, Any]:
+    return {"name": name, "arguments": args if isinstance(args, str) else _json_value(args, depth + 1)}
+
+
+def _storable(value: Any, depth: int = 0) -> Any:
+    """A prediction or reference as plain JSON: calls, ``(name, args)`` tuples and call
+    objects become ``{"name", "arguments"}`` where a call is expected; argument values are
+    JSON data (a tuple there is a list, never a call)."""
+    if depth > _MAX_NESTING:
+        raise ValueError(f"nested deeper than {_MAX_NESTING} levels")
+    if value is None or isinstance(value, str):
+        return value
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and (
         isinstance(value[1], (Mapping, str)) or value[1] is None
     ):
-        return {"name": value[0], "arguments": _storable(value[1], depth + 1)}
+        return _call_dict(value[0], value[1], depth)
     if isinstance(value, (list, tuple)):
         return [_storable(v, depth + 1) for v in value]
+    if isinstance(value, Mapping):
+        if "calls" in value and isinstance(value["calls"], (list, str, tuple)):
+            out = {k: _json_value(v, depth + 1) for k, v in value.items() if k != "calls"}
+            out["calls"] = _storable(value["calls"], depth + 1)
+            return out
+        return _json_value(value, depth)
     name = getattr(value, "name", None)
-    if isinstance(name, str) and not isinstance(value, (str, bytes)):
+    if isinstance(name, str):
         for attr in ("arguments", "args", "input"):
             if hasattr(value, attr):
-                return {"name": name, "arguments": _storable(getattr(value, attr), depth + 1)}
-    if hasattr(value, "tolist"):  # numpy scalars and arrays
-        return value.tolist()
-    return value
+                return _call_dict(name, getattr(value, attr), depth)
+    return _json_value(value, depth)
 
 
 def _encode(value: Any) -> dict[str, str]:
@@ -117,16 +154,32 @@ def _encode(value: Any) -> dict[str, str]:
 
     Two reasons: ``datasets.Json`` re-reads a JSON-looking top-level string as JSON (text
     would turn into structure), and its decoder (pandas' ujson) rounds floats
-    (``0.6`` comes back as ``0.6000000000000001``), which would change verdicts.
+    (``0.6`` comes back as ``0.6000000000000001``), which would change verdicts. An input
+    that is not JSON data (a set, bytes, non-string keys, too deep) travels as its error, and
+    is scored as the parse error the core API would give it.
     """
-    return {_MARK: "json", "json": json.dumps(_storable(value), ensure_ascii=True)}
+    try:
+        return {_MARK: "json", "json": json.dumps(_storable(value), ensure_ascii=True, allow_nan=True)}
+    except (TypeError, ValueError, RecursionError) as err:
+        message = str(err)
+        try:
+            coerce_structured(value)
+        except ToolCallParseError as core_err:
+            message = core_err.reason
+        except (TypeError, ValueError, RecursionError):
+            pass
+        return {_MARK: "error", "message": message}
 
 
 def _decode(value: Any) -> Any:
-    if isinstance(value, dict) and value.get(_MARK) == "json" and isinstance(value.get("json"), str):
-        text = value["json"]
-        data = json.loads(text)
-        return _revive(data) if _MARK in text else data
+    if isinstance(value, dict):
+        mark = value.get(_MARK)
+        if mark == "json" and isinstance(value.get("json"), str):
+            text = value["json"]
+            data = json.loads(text)
+            return _revive(data) if _MARK in text else data
+        if mark == "error":
+            return ToolCallParseError(str(value.get("message")), format="structured")
     return value  # written by something else: taken as it is
 
 

@@ -8,6 +8,8 @@ every depth.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -141,6 +143,8 @@ def canonicalizer_name(canon: str | Canonicalizer | None) -> str:
     --------
     >>> canonicalizer_name(None), canonicalizer_name("bfcl"), canonicalizer_name(str.upper)
     ('default', 'bfcl', 'custom:str.upper')
+    >>> canonicalizer_name(lambda s: s) != canonicalizer_name(lambda s: s.lower())
+    True
     """
     if canon is None:
         return "default"
@@ -149,7 +153,18 @@ def canonicalizer_name(canon: str | Canonicalizer | None) -> str:
     for name, fn in CANONICALIZERS.items():
         if fn is canon:
             return name
-    return "custom:" + getattr(canon, "__qualname__", type(canon).__name__)
+    return _custom_name(canon)
+
+
+def _custom_name(fn: Callable[[str], str]) -> str:
+    """``custom:<qualname>`` plus a short hash of the function's code, so that two different
+    lambdas do not share a signature."""
+    name = getattr(fn, "__qualname__", type(fn).__name__)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return f"custom:{name}"
+    digest = hashlib.sha1(marshal.dumps(code)).hexdigest()[:6]
+    return f"custom:{name}#{digest}"
 
 
 def _is_number(value: Any) -> bool:
@@ -289,4 +304,4 @@ def name_canonicalizer_name(canon: str | NameCanonicalizer | None) -> str:
     for name, fn in NAME_CANONICALIZERS.items():
         if fn is canon:
             return name
-    return "custom:" + getattr(canon, "__qualname__", type(canon).__name__)
+    return _custom_name(canon)

@@ -158,3 +158,26 @@ def test_two_process_run_equals_one_process(tmp_path, mode: str, split: str) -> 
     rank0, rank1 = _run_distributed(shards, mode, str(tmp_path / "cache"))
     assert rank1 is None
     assert rank0 == single
+
+
+def test_adapter_reads_inputs_exactly_as_the_core_api() -> None:
+    """Tuples inside argument values stay values; non-JSON data is the same parse error."""
+    deep: list = []
+    for _ in range(3000):
+        deep = [deep]
+    preds = [
+        [Call("f", {"x": ("a", "b")})],
+        [Call("f", {"x": ("a", None)})],
+        [("f", {"x": {1, 2}})],
+        [("f", {"x": b"raw"})],
+        [("f", {"x": {1: 2}})],
+        [("f", {"x": deep})],
+        [("f", {"x": float("nan")})],
+    ]
+    refs = [[("f", {"x": ["a", "b"]})], [("f", {"x": ["a", None]})]] + [[("f", {"x": 1})]] * 5
+    direct = ToolCallMetric().compute(preds, refs, return_details=True)
+    via = toolcall_f1.load().compute(predictions=preds, references=refs, return_details=True)
+    assert [d["exact"] for d in via["details"]] == [True, True, False, False, False, False, False]
+    assert via["num_parse_errors"] == direct["num_parse_errors"] == 5
+    assert [d["parse_error"] is None for d in via["details"]] == [d["parse_error"] is None for d in direct["details"]]
+    assert {k: v for k, v in via.items() if k != "details"} == {k: v for k, v in direct.items() if k != "details"}
