@@ -43,8 +43,8 @@ bench: $(STAMP)/install-test
 	$(PYTHON) benchmarks/run_all.py
 
 lint:
-	$(PYTHON) -m ruff check toolcall_f1 tests
-	$(PYTHON) -m mypy toolcall_f1
+	$(PYTHON) -m ruff check toolcall_f1 tests app.py benchmarks
+	$(PYTHON) -m mypy toolcall_f1 app.py
 
 clean:
 	rm -rf $(STAMP) build dist *.egg-info test-artifacts

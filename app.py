@@ -343,7 +343,7 @@ def read_examples(text: str) -> list[Any]:
         return [""]
     try:
         data = json.loads(stripped)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # not JSON (or absurdly deep): model text
         return [text]
     if isinstance(data, list) and data and all(isinstance(x, (list, str)) or _is_wrapper(x) for x in data):
         return data
@@ -379,6 +379,8 @@ def read_tools(text: str) -> list[dict[str, Any]] | None:
         raise InputError(
             f"Tool schemas: invalid JSON ({err.msg} at line {err.lineno}, column {err.colno})"
         ) from None
+    except RecursionError:
+        raise InputError("Tool schemas: JSON nested too deeply to read") from None
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):

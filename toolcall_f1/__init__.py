@@ -62,6 +62,19 @@ def load(config_name: str | None = None, **kwargs: Any) -> Any:
     Returns
     -------
     evaluate.EvaluationModule
+
+    Raises
+    ------
+    ValueError
+        For a config name other than ``"call"`` or ``"arg"``.
+    ImportError
+        When ``evaluate`` (or ``datasets``) is not installed: ``pip install toolcall_f1[evaluate]``.
+
+    Examples
+    --------
+    >>> metric = load("arg")
+    >>> metric.compute(predictions=["[f(x=1)]"], references=[[("f", {"x": 1})]])["f1"]
+    1.0
     """
     import evaluate
 

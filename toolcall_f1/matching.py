@@ -54,6 +54,9 @@ class ArgVerdict:
     reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``argument``, ``verdict``, ``weight``, ``pred`` (when given), ``gold``
+        (accepted values as ``{"any_of": [...], "optional": bool}`` when not a single value),
+        and ``reason`` (``type``, ``value``, ``default``, ``required``) where there is one."""
         out: dict[str, Any] = {"argument": self.name, "verdict": self.verdict, "weight": self.weight}
         if self.verdict != MISSING and self.verdict != OMITTED or self.pred is not None:
             out["pred"] = self.pred

@@ -631,11 +631,42 @@ class ToolCallMetric:
     ) -> Score:
         """Score one example: a prediction (calls or text) against a reference.
 
+        Parameters
+        ----------
+        pred
+            The prediction: model-output text or structured calls.
+        gold
+            The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
+            ``{"calls": ..., "tools": [...]}`` with per-example schemas.
+        tools, weights
+            Schemas and weight overrides for this call, over the constructor's.
+        reference_format, prediction_format
+            Override the constructor's formats.
+        index
+            The example's position, used in error messages (``references[3]: ...``).
+
+        Returns
+        -------
+        Score
+            Weighted ``tp``, ``fp``, ``fn``, ``precision``, ``recall``, ``f1``, ``exact``, and
+            the matched pairs with every argument's verdict.
+
         Raises
         ------
         ValueError
             For a reference that cannot be read, naming it; with ``on_parse_error="raise"``
             also :class:`ToolCallParseError` for a prediction that cannot be read.
+
+        Examples
+        --------
+        >>> metric = ToolCallMetric("arg")
+        >>> s = metric("[get_weather(city='Paris', unit='F')]", [("get_weather", {"city": "paris", "unit": "C"})])
+        >>> s.tp, s.fp, s.fn, s.exact
+        (2.0, 1.0, 1.0, False)
+        >>> metric("[]", "[get_weather(city='Paris'")
+        Traceback (most recent call last):
+        ...
+        toolcall_f1.calls.ToolCallParseError: references: python: unbalanced brackets (in "[get_weather(city='Paris'")
         """
         if reference_format is not None:
             check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
@@ -724,11 +755,40 @@ class ToolCallMetric:
         Without ``return_details`` the examples stream through: each score is folded into the
         totals and dropped, so memory holds a few numbers per example, not its calls.
 
+        Parameters
+        ----------
+        predictions, references
+            One entry per example, same length (any shape of SPEC §2).
+        tools, weights
+            Corpus-wide schemas and weight overrides, layered over the constructor's.
+        reference_format, prediction_format
+            Override the constructor's formats for this call.
+        per_tool, return_details
+            Add ``per_tool`` and ``details`` to the result.
+        progress
+            Show a progress bar (tqdm) on stderr.
+
+        Returns
+        -------
+        dict
+            ``f1, precision, recall, exact_match, tp, fp, fn, num_examples,
+            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ optional).
+
+        Raises
+        ------
+        ValueError
+            For lengths that differ, an unreadable reference (naming its index), a bad
+            setting; :class:`ToolCallParseError` for a prediction with ``on_parse_error="raise"``.
+
         Examples
         --------
         >>> r = ToolCallMetric().compute([[("f", {"x": 1})], []], [[("f", {"x": 1})], [("g", {})]])
         >>> round(r["f1"], 4), r["exact_match"], r["num_examples"]
         (0.6667, 0.5, 2)
+        >>> ToolCallMetric().compute([[]], [])
+        Traceback (most recent call last):
+        ...
+        ValueError: predictions and references differ in length: 1 vs 0
         """
         scores = self._scores(predictions, references, tools, weights, reference_format,
                               prediction_format, progress)

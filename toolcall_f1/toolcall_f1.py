@@ -64,6 +64,7 @@ Args:
     on_parse_error: "count" (default: zero calls, counted) or "raise".
     per_tool: also return per-tool tp/fp/fn/precision/recall/f1.
     return_details: also return per-example counts, pairs and argument verdicts.
+    progress: a progress bar on stderr (default: only for 50,000 examples or more).
 Returns:
     f1, precision, recall: micro-averaged over the corpus (weighted counts summed, then divided).
     exact_match: fraction of examples whose calls all match exactly (BFCL's accuracy).

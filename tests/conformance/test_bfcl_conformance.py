@@ -67,3 +67,22 @@ def test_full_file_through_compute_counts() -> None:
     scores = [metric(r["prediction"], r["reference"], tools=r["tools"]) for r in records]
     expected = sum(r["expected_exact"] for r in records)
     assert sum(s.exact for s in scores) == expected == 3641
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="full conformance file not present")
+def test_bfcl_prediction_mode_reproduces_bfcl_decode_failures() -> None:
+    """With BFCL's strict decoder too, every record gets BFCL's own verdict (``bfcl_valid``):
+    JSON text and fenced blocks fail to decode exactly where BFCL's decoder fails."""
+    metric = ToolCallMetric(**BFCL, prediction_format="bfcl")
+    bad = []
+    for rec in _records(FULL):
+        score = metric(rec["prediction"], rec["reference"], tools=rec["tools"])
+        if score.exact != rec["bfcl_valid"]:
+            bad.append(rec["id"])
+    assert not bad, f"{len(bad)} mismatches, first: {bad[:5]}"
+
+
+@pytest.mark.parametrize("rec", [r for r in SAMPLE_RECORDS if r["divergence"] == "format"], ids=lambda r: r["id"])
+def test_sample_format_divergences_fail_in_bfcl_mode(rec: dict) -> None:
+    score = ToolCallMetric(**BFCL, prediction_format="bfcl")(rec["prediction"], rec["reference"], tools=rec["tools"])
+    assert not score.exact and score.parse_error is not None

@@ -346,8 +346,11 @@ def test_html_is_escaped() -> None:
         ('[search(q="cats")]', '[search(q="cats")]', "[{", {}, "Tool schemas: invalid JSON"),
         ('[search(q="cats")]', '[search(q="cats")]', '[{"name": "search", "importance": -1}]', {}, "search"),
         ('["[f()]", "[g()]"]', "[f()]", "", {}, "predictions hold 2 example(s) but references hold 1"),
+        ('[search(q="cats")]', "[" * 100_000, "", {}, "references[0]"),
+        ('[search(q="cats")]', '[search(q="cats")]', "[" * 100_000, {}, "Tool schemas: JSON nested too deeply"),
     ],
-    ids=["ref-bad-json", "ref-bad-python", "ref-not-bfcl", "tools-bad-json", "negative-weight", "lengths"],
+    ids=["ref-bad-json", "ref-bad-python", "ref-not-bfcl", "tools-bad-json", "negative-weight", "lengths",
+         "ref-too-deep", "tools-too-deep"],
 )
 def test_bad_input_is_a_readable_error(pred: str, ref: str, tools: str, settings: dict, needle: str) -> None:
     message, scores, table, chart, raw = run(pred, ref, tools, **settings)
@@ -355,6 +358,11 @@ def test_bad_input_is_a_readable_error(pred: str, ref: str, tools: str, settings
     assert needle in message.replace("&#x27;", "'").replace("&quot;", '"')
     assert "Traceback" not in message
     assert raw is None and table.empty and chart.empty and scores == app.EMPTY_SCORES
+
+
+def test_deeply_nested_prediction_is_a_parse_error_in_the_page() -> None:
+    message, _scores, _table, _chart, raw = run("[" * 100_000, '[search(q="cats")]')
+    assert 'id="parse-warning"' in message and raw["num_parse_errors"] == 1
 
 
 def test_unreadable_prediction_is_counted_not_fatal() -> None:

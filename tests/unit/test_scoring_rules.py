@@ -269,3 +269,13 @@ def test_signature_names_every_setting() -> None:
     assert sig.endswith("|v:0.1.0") and "w:none" not in sig
     other = ToolCallMetric("arg", matching="optimal", canonicalizer="bfcl", name_canonicalizer="underscore", tools=[DELETE]).signature()
     assert sig != other
+
+
+def test_callable_canonicalizers() -> None:
+    digits_only = lambda s: "".join(ch for ch in s if ch.isdigit())  # noqa: E731
+    assert s([("f", {"d": "2021-01-28"})], [("f", {"d": "20210128"})], canonicalizer=digits_only).exact
+    assert not s([("f", {"d": "2021-01-28"})], [("f", {"d": "20210128"})]).exact
+    strip_ns = lambda name: name.rsplit(".", 1)[-1]  # noqa: E731
+    assert s([("tools.search", {})], [("search", {})], name_canonicalizer=strip_ns).exact
+    sig = ToolCallMetric(canonicalizer=digits_only, name_canonicalizer=strip_ns).signature()
+    assert "canon:custom:" in sig and "names:custom:" in sig
