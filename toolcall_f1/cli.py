@@ -240,7 +240,7 @@ class _Source:
                     f"{self.where(lineno)}: not valid UTF-8: {err.reason} at byte {err.start}"
                 ) from None
             try:
-                value = json.loads(text)
+                value = json.loads(text.rstrip("\r\n"))
             except json.JSONDecodeError as err:
                 raise InputError(
                     f"{self.where(lineno)}: invalid JSON: {err.msg} (column {err.colno})"
