@@ -237,14 +237,13 @@ def count_example(
     fp: list[float] = []
     fn: list[float] = []
     per_tool: dict[str, list[list[float]]] = {}
-    names: dict[str, str] = {}
     name_fn = toolset.name_canon
-    for g in golds:
-        names.setdefault(name_fn(g.name), g.name)
 
     def bucket(name: str) -> list[list[float]]:
-        key = names.setdefault(name_fn(name), name)
-        return per_tool.setdefault(key, [[], [], []])
+        # one row per tool however it was spelled: the schema's name, else the canonical one
+        key = name_fn(name)
+        declared = toolset.by_key.get(key)
+        return per_tool.setdefault(declared.name if declared is not None else key, [[], [], []])
 
     for i, j, res in pairs:
         spec = toolset.spec_for_weights(preds[i].name)

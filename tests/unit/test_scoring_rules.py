@@ -279,3 +279,14 @@ def test_callable_canonicalizers() -> None:
     assert s([("tools.search", {})], [("search", {})], name_canonicalizer=strip_ns).exact
     sig = ToolCallMetric(canonicalizer=digits_only, name_canonicalizer=strip_ns).signature()
     assert "canon:custom:" in sig and "names:custom:" in sig
+
+
+def test_per_tool_rows_do_not_split_by_spelling() -> None:
+    metric = ToolCallMetric(name_canonicalizer="underscore")
+    r = metric.compute(["[math_factorial(number=5)]", "[math.factorial(number=3)]"],
+                       ["[math.factorial(number=5)]", "[math_factorial(number=4)]"], per_tool=True)
+    assert list(r["per_tool"]) == ["math_factorial"] and r["num_parse_errors"] == 0
+    tools = [{"name": "math.factorial", "parameters": {"type": "dict", "properties": {"number": {"type": "integer"}}}}]
+    r = ToolCallMetric(name_canonicalizer="underscore", tools=tools).compute(
+        ["[math_factorial(number=5)]"], ["[math.factorial(number=5)]"], per_tool=True)
+    assert list(r["per_tool"]) == ["math.factorial"] and r["per_tool"]["math.factorial"]["tp"] == 1.0
