@@ -345,8 +345,11 @@ def type_ok(value: Any, schema: Any) -> bool:
     >>> type_ok({"a": 1}, {"type": "dict", "properties": {"a": {"type": "string"}}})
     False
     """
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):
         return True
+    declared = schema.get("type")
+    if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
+        return _one_type_ok(value, declared, schema)  # the common case: one type, no union
     unions = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(unions, (list, tuple)) and unions:
         if not any(type_ok(value, member) for member in unions):
@@ -361,14 +364,14 @@ def _one_type_ok(value: Any, t: Any, schema: Mapping[str, Any]) -> bool:
     if not isinstance(t, str):
         return True
     t = TYPE_ALIASES.get(t, t)
-    if t == "any":
-        return True
+    if t == "string":
+        return isinstance(value, str)
     if t == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
     if t == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if t == "string":
-        return isinstance(value, str)
+    if t == "any":
+        return True
     if t == "boolean":
         return isinstance(value, bool)
     if t == "null":
