@@ -565,10 +565,24 @@ def _bfcl_accepted(values: Any, where: str, *, nested: bool) -> AnyOf:
         )
     if not values:
         raise ValueError(f"{where}: the list of accepted values is empty")
-    optional = any(isinstance(v, str) and v == "" for v in values)
+    optional = False
     accepted: list[Any] = []
     for v in values:
+        t = type(v)
+        # plain scalars are what normalize_value would return them as (the checks it makes
+        # on them — a finite float, a string within the size limit — are made here)
+        if t is str:
+            if not v:
+                optional = True
+                continue
+            if len(v) < _LONG_STRING:
+                accepted.append(v)
+                continue
+        elif t is int or t is bool or v is None or (t is float and math.isfinite(v)):
+            accepted.append(v)
+            continue
         if isinstance(v, str) and v == "":
+            optional = True
             continue
         if not nested and isinstance(v, Mapping):
             accepted.append(
@@ -602,6 +616,10 @@ def _bfcl_accepted(values: Any, where: str, *, nested: bool) -> AnyOf:
     if not accepted:
         accepted = [""]
     return AnyOf(*accepted, optional=optional)
+
+
+#: Strings shorter than this are within the size limit whatever else the value holds.
+_LONG_STRING = MAX_BYTES // 2
 
 
 def bfcl_gold(answer: Any, where: str = "reference") -> list[GoldCall]:
