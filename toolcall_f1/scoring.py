@@ -228,8 +228,13 @@ def count_example(
     fill_defaults: bool,
     parse_error: str | None = None,
     tools_digest: str = "",
+    per_tool_counts: bool = True,
 ) -> Score:
-    """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7)."""
+    """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
+
+    ``per_tool_counts=False`` leaves ``Score.per_tool`` empty (for a corpus that does not
+    report it); every other field is the same.
+    """
     pairs, up, ug = match_indices(
         preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults
     )
@@ -238,8 +243,11 @@ def count_example(
     fn: list[float] = []
     per_tool: dict[str, list[list[float]]] = {}
     name_fn = toolset.name_canon
+    sink: list[list[float]] = [[], [], []]
 
     def bucket(name: str) -> list[list[float]]:
+        if not per_tool_counts:
+            return sink
         # one row per tool however it was spelled: the schema's name, else the canonical one
         key = name_fn(name)
         declared = toolset.by_key.get(key)
@@ -667,6 +675,19 @@ class ToolCallMetric:
         ...
         toolcall_f1.calls.ToolCallParseError: references: python: unbalanced brackets (in "[get_weather(city='Paris'")
         """
+        return self._score(pred, gold, tools, weights, reference_format, prediction_format, index, True)
+
+    def _score(
+        self,
+        pred: Any,
+        gold: Any,
+        tools: Sequence[Mapping[str, Any]] | None,
+        weights: Mapping[str, Any] | None,
+        reference_format: str | None,
+        prediction_format: str | None,
+        index: int | None,
+        per_tool_counts: bool,
+    ) -> Score:
         if reference_format is not None:
             check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
         if prediction_format is not None:
@@ -696,6 +717,7 @@ class ToolCallMetric:
             fill_defaults=fmt != "bfcl",
             parse_error=error,
             tools_digest=_tools_digest(example_tools, example_key) if example_tools else "",
+            per_tool_counts=per_tool_counts,
         )
 
     def score_all(
@@ -711,7 +733,7 @@ class ToolCallMetric:
     ) -> list[Score]:
         """Score every example; ``predictions`` and ``references`` must be the same length."""
         return list(self._scores(predictions, references, tools, weights, reference_format,
-                                 prediction_format, progress))
+                                 prediction_format, progress, True))
 
     def _scores(
         self,
@@ -722,6 +744,7 @@ class ToolCallMetric:
         reference_format: str | None,
         prediction_format: str | None,
         progress: bool,
+        per_tool_counts: bool,
     ) -> Iterator[Score]:
         if len(predictions) != len(references):
             raise ValueError(
@@ -733,8 +756,7 @@ class ToolCallMetric:
 
             items = tqdm(items, total=len(predictions), desc="toolcall_f1", unit="ex")
         for i, (p, g) in items:
-            yield self(p, g, tools=tools, weights=weights, reference_format=reference_format,
-                       prediction_format=prediction_format, index=i)
+            yield self._score(p, g, tools, weights, reference_format, prediction_format, i, per_tool_counts)
 
     def compute(
         self,
@@ -790,7 +812,7 @@ class ToolCallMetric:
         ValueError: predictions and references differ in length: 1 vs 0
         """
         scores = self._scores(predictions, references, tools, weights, reference_format,
-                              prediction_format, progress)
+                              prediction_format, progress, per_tool)
         if return_details:
             kept = list(scores)
             sig = self.signature(
