@@ -1,0 +1,94 @@
+"""The fast Python-call reader agrees with the ``ast`` reader on every text it accepts.
+
+``parsing._fast_python_calls`` is an optimisation only: for any text it either returns None
+(the ``ast`` reader decides) or exactly the calls the ``ast`` reader would return.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from .strategies import call_lists, render_python
+from toolcall_f1.calls import ToolCallParseError
+from toolcall_f1.parsing import Context, _calls_from_expr, _fast_python_calls, _parse_expr
+
+
+def _ast_reader(text: str) -> Any:
+    """The ``ast`` route of ``_python_whole`` (without the fast path in front of it)."""
+    try:
+        body = _parse_expr(text, "python")
+        return [(c.name, dict(c.arguments)) for c in _calls_from_expr(body, Context(), "python", text, dicts=True)]
+    except ToolCallParseError as err:
+        return err
+
+
+def _agrees(text: str) -> None:
+    fast = _fast_python_calls(text)
+    if fast is None:
+        return
+    expected = _ast_reader(text)
+    assert not isinstance(expected, Exception), (text, expected)
+    # repr tells 1 from 1.0 and True, -0.0 from 0.0, a list from a tuple
+    assert repr([(c.name, dict(c.arguments)) for c in fast]) == repr(expected), text
+
+
+EDGES = [
+    "[f(a=1)]", "f(a=1)", "[ ]", "[f()]", "[f( )]", "[ f ( a = 1 ) ]", "[f(),]", "[f(a=1,)]",
+    "[a.b.c(d=1)]", "[a . b(c=1)]", "[a.if(c=1)]", "[True(a=1)]", "[f(True=1)]", "[f(__debug__=1)]",
+    "[f(a=-0)]", "[f(a=-0.0)]", "[f(a=+5)]", "[f(a=--5)]", "[f(a=- 5)]", "[f(a=-(1))]", "[f(a=-True)]",
+    "[f(a=1e400)]", "[f(a=1e-400)]", "[f(a=1.)]", "[f(a=.5)]", "[f(a=00)]", "[f(a=007)]",
+    "[f(a=007.5)]", "[f(a=00e1)]", "[f(a=1_000)]", "[f(a=1j)]", "[f(a=0x10)]", "[f(a=1.e5)]",
+    "[f(a=" + "9" * 5000 + ")]", "[f(a=123456789012345678901234567890)]",
+    "[f(a=True, b=False, c=None, d=x, e=match, g=print)]", "[f(a=await)]", "[f(a=lambda: 1)]",
+    "[f(a=(1))]", "[f(a=(1,))]", "[f(a=())]", "[f(a=(1,2,),)]", "[f(a=((1, 2)))]",
+    "[f(a={'x': 1, 'x': 2})]", "[f(a={})]", "[f(a={'a': [1, {'b': (2, 3)}]})]", "[f(a={a: 1})]",
+    "[f(a={1: 2})]", "[f(a={1, 2})]", "[f(a={'a'})]", "[f(a={**b})]",
+    "[f(a=1, a=1)]", "[f(a=1, a=2)]", "[f(1)]", "[f(*x)]", "[f(**x)]", "[f(a=[1,])]", "[f(a=[,])]",
+    "[f(a=[1,,2])]", "[f(a=1) g(b=2)]", "[f(a=1), 'x']", "[1]", "[f]", "[f(a=1)(b=2)]",
+    "[f(a=1).g()]", "[f(a=1)][0]", "[f(a=1)] + [g()]", "f\n(a=1)", "f(\na=1\n)", "[f(\na=1,\nb=2\n)]",
+    "[f(a='x\ny')]", "[f(a='x\ry')]", "[f(a='x\x0cy')]", "[f(a='x\x1ay')]", "[f(a='\u2028')]",
+    "[f(a='é')]", "[f(a='\ud800')]", "[f(a='x\x00')]", "[f(a=\x0c1)]", "[f(a=b'x')]", "[f(a=u'x')]",
+    "[f(a='a' 'b')]", "[f(a='''x''')]", "[f(a=\"\")]", "[f(a='\"')]", "[f(a=')]", "[f(a=\"it's\")]",
+    "[f(a='\\n')]", "[f(a=x.y)]", "[f(a=x[0])]", "[f(a=g())]", "[f(a=1 if x else 2)]",
+    "[café(a=1)]", "[f(café=1)]", "[f(a=ﬁ)]", "[f(a=1)\t]", "[\rf(a=1)\r]", "[f(a=1)\x0c]",
+    "[f(a=1) # c\n]", "[f(a=1) \\\n]", "[f(a=" + "[" * 58 + "]" * 58 + ")]",
+    "[f(a=" + "[" * 62 + "]" * 62 + ")]", "[f(a=" + "[" * 70 + "]" * 70 + ")]",
+]
+
+
+@pytest.mark.parametrize("text", EDGES)
+def test_edge_cases(text: str) -> None:
+    _agrees(text)
+
+
+def test_everyday_calls_take_the_fast_path() -> None:
+    assert _fast_python_calls("[get_weather(city='Paris', days=3), math.factorial(number=5)]") is not None
+    assert _fast_python_calls("f(a=[1, -2.5, {'k': None}], b=(1,), c=x)") is not None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(call_lists)
+def test_rendered_calls(cs: Any) -> None:
+    _agrees(render_python(cs))
+
+
+_PIECES = list("[](){},:=.+-_'\" \n\t\rabxyz0123456789e#\\*") + [
+    "True", "None", "if", "lambda", "1.5", "'s'", '"d"', "f(", "a=", "é", "\x0c", "\x00",
+]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(EDGES + ["[get_weather(city='Paris', days=3)]", "[f(a=[1, {'b': (2, 'c')}], d=-1e3)]"]),
+    st.lists(st.tuples(st.integers(0, 200), st.sampled_from(_PIECES), st.booleans()), max_size=4),
+)
+def test_mutated_texts(seed: str, edits: list[tuple[int, str, bool]]) -> None:
+    text = seed
+    for pos, piece, insert in edits:
+        pos %= len(text) + 1
+        text = text[:pos] + piece + text[pos:] if insert else text[:pos] + text[pos + 1 :]
+    _agrees(text)
