@@ -18,7 +18,7 @@ from typing import Any
 from .calls import Call, GoldCall, ToolCallParseError, bfcl_gold, coerce_structured
 from .matching import LEVELS, MATCHINGS, PairResult, check_choice, match_indices
 from .parsing import FORMATS, Context, read_any
-from .schema import ToolSet, compile_tools, content_key, merge_tools, validate_weights
+from .schema import ContentKey, ToolSet, compile_tools, content_key, merge_tools, validate_weights
 from .values import (
     Canonicalizer,
     canonicalizer_name,
@@ -200,11 +200,11 @@ def _bounded_text(obj: Any, depth: int = 0) -> str:
     return repr(obj)
 
 
-_DIGESTS: dict[str, str] = {}
+_DIGESTS: dict[ContentKey, str] = {}
 _DIGESTS_SIZE = 4096
 
 
-def _tools_digest(tools: Sequence[Mapping[str, Any]], key: str | None) -> str:
+def _tools_digest(tools: Sequence[Mapping[str, Any]], key: ContentKey | None) -> str:
     """``_digest(tools)``, remembered by content key (per-example tools repeat in a corpus)."""
     if key is None:
         return _digest(tools)
@@ -505,15 +505,21 @@ class ToolCallMetric:
         call_tools: Sequence[Mapping[str, Any]] | None,
         call_weights: Mapping[str, Any] | None,
         example_tools: Sequence[Mapping[str, Any]] | None,
-        example_key: str | None = None,
+        example_key: ContentKey | None = None,
     ) -> ToolSet:
+        """The compiled schemas for one call: constructor < call < per-example tools.
+
+        ``example_tools`` are already merged (``_split_reference``) and ``example_key`` is
+        their content key, if known.
+        """
         if not call_tools and not call_weights and not example_tools:
             return self._toolset
-        tools = merge_tools(self.tools, call_tools, example_tools)
         weights = {**self.weights, **validate_weights(call_weights)} if call_weights else self.weights
-        # per-example tools alone merge into a list equal to themselves: reuse their key
-        key = example_key if example_key is not None and not self.tools and not call_tools else None
-        return compile_tools(tools, weights, self._name_fn, tools_key=key)
+        if example_tools and not self.tools and not call_tools:
+            # per-example tools alone: merging them again would give an equal list
+            return compile_tools(example_tools, weights, self._name_fn, tools_key=example_key)
+        tools = merge_tools(self.tools, call_tools, example_tools)
+        return compile_tools(tools, weights, self._name_fn)
 
     def signature(
         self,
