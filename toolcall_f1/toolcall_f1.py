@@ -8,7 +8,7 @@ directly, so every core module is imported here by name.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import datasets
@@ -100,7 +100,19 @@ def _json_value(value: Any, depth: int = 0) -> Any:
     is not JSON data raises TypeError/ValueError, as the core would refuse it."""
     if depth > _MAX_NESTING:
         raise ValueError(f"nested deeper than {_MAX_NESTING} levels")
-    if value is None or isinstance(value, (bool, int, float, str)):
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None:
+        return value
+    if t is dict:  # plain JSON objects and arrays first: exactly what the general path does
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str and not isinstance(k, str):
+                raise TypeError(f"object keys must be strings, got {type(k).__name__} {k!r}")
+            out[k] = _json_value(v, depth + 1)
+        return out
+    if t is list:
+        return [_json_value(v, depth + 1) for v in value]
+    if isinstance(value, (bool, int, float, str)):
         return value
     if _is_anyof(value):
         return {_MARK: "anyof", "values": [_json_value(v, depth + 1) for v in value.values], "optional": value.optional}
@@ -273,13 +285,31 @@ class ToolcallF1(evaluate.Metric):
             reference_format=reference_format,
             on_parse_error=on_parse_error,
         )
-        preds = [_decode(p) for p in predictions]
-        refs = [_decode(r) for r in references]
+        preds = _Decoded(predictions)
+        refs = _Decoded(references)
         if progress is None:
             progress = len(preds) >= 50_000
         return scorer.compute(
             preds, refs, per_tool=per_tool, return_details=return_details, progress=progress
         )
+
+
+class _Decoded(Sequence[Any]):
+    """The stored inputs, decoded one at a time as the scorer reaches them (never all at once)."""
+
+    def __init__(self, stored: Sequence[Any]) -> None:
+        self._stored = stored
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [_decode(v) for v in self._stored[index]]
+        return _decode(self._stored[index])
+
+    def __iter__(self) -> Iterator[Any]:
+        return (_decode(v) for v in self._stored)
 
 
 __all__ = ["ToolcallF1", "FORMATS", "canonicalizer_name"]
