@@ -174,7 +174,29 @@ def compare_call(
     >>> r.exact, r.agree, r.errors, [v.verdict for v in r.verdicts]
     (False, 1.0, 2.0, ['agree', 'disagree'])
     """
-    wspec = weights if weights is not None else tool
+    verdicts: list[ArgVerdict] = []
+    exact, agree, errors = _compare(
+        pred, gold, tool, weights if weights is not None else tool, canon, fill_defaults, verdicts
+    )
+    return PairResult(exact, agree, errors, tuple(verdicts))
+
+
+_NOT_EXACT = (False, 0.0, 0.0)
+
+
+def _compare(
+    pred: Call,
+    gold: GoldCall,
+    tool: ToolSpec | None,
+    wspec: ToolSpec | None,
+    canon: Canonicalizer,
+    fill_defaults: bool,
+    verdicts: list[ArgVerdict] | None,
+) -> tuple[bool, float, float]:
+    """:func:`compare_call`'s judgement: ``(exact, agree, errors)``, each argument's verdict
+    appended to ``verdicts``. With ``verdicts=None`` only exactness is wanted: the first
+    argument that disagrees, is missing or extra ends it with ``(False, 0.0, 0.0)``, and no
+    verdict is built — one code path, so the two can never judge differently."""
     params = tool.params if tool is not None else _NO_PARAMS
     required = tool.required if tool is not None else _NO_REQUIRED
     # ToolSpec.arg_weight, inlined: the override, else the schema's importance, else 1
@@ -182,8 +204,7 @@ def compare_call(
     wparams = wspec.params if wspec is not None else _NO_PARAMS
     pargs = pred.arguments
     gargs = gold.arguments
-    verdicts: list[ArgVerdict] = []
-    add = verdicts.append
+    add = verdicts.append if verdicts is not None else None
     agree = errors = 0.0
     exact = True
     keys: Iterable[str] = gargs
@@ -201,32 +222,44 @@ def compare_call(
             if key in pargs:
                 value = pargs[key]
                 if accepted.optional and is_empty_value(value):
-                    add(ArgVerdict(key, OMITTED, w, value, accepted))
+                    if add is not None:
+                        add(ArgVerdict(key, OMITTED, w, value, accepted))
                     continue
                 ok, reason = _agrees(value, accepted, schema, canon)
                 if ok:
-                    add(ArgVerdict(key, AGREE, w, value, accepted))
+                    if add is not None:
+                        add(ArgVerdict(key, AGREE, w, value, accepted))
                     agree += w
                 else:
+                    if add is None:
+                        return _NOT_EXACT
                     add(ArgVerdict(key, DISAGREE, w, value, accepted, reason))
                     errors += 2 * w
                     exact = False
             elif key in required:
+                if add is None:
+                    return _NOT_EXACT
                 add(ArgVerdict(key, MISSING, w, None, accepted, "required"))
                 errors += w
                 exact = False
             elif accepted.optional:
-                add(ArgVerdict(key, OMITTED, w, None, accepted))
+                if add is not None:
+                    add(ArgVerdict(key, OMITTED, w, None, accepted))
             elif fill_defaults and pspec is not None and pspec.has_default:
                 ok, reason = _agrees(pspec.default, accepted, schema, canon)
                 if ok:
-                    add(ArgVerdict(key, AGREE, w, pspec.default, accepted, "default"))
+                    if add is not None:
+                        add(ArgVerdict(key, AGREE, w, pspec.default, accepted, "default"))
                     agree += w
                 else:
+                    if add is None:
+                        return _NOT_EXACT
                     add(ArgVerdict(key, DISAGREE, w, pspec.default, accepted, "default"))
                     errors += 2 * w
                     exact = False
             else:
+                if add is None:
+                    return _NOT_EXACT
                 add(ArgVerdict(key, MISSING, w, None, accepted))
                 errors += w
                 exact = False
@@ -235,17 +268,22 @@ def compare_call(
             if fill_defaults and pspec is not None and pspec.has_default:
                 ok, reason = _agrees(value, AnyOf(pspec.default), schema, canon)
                 if ok:
-                    add(ArgVerdict(key, AGREE, w, value, pspec.default, "default"))
+                    if add is not None:
+                        add(ArgVerdict(key, AGREE, w, value, pspec.default, "default"))
                     agree += w
                 else:
+                    if add is None:
+                        return _NOT_EXACT
                     add(ArgVerdict(key, DISAGREE, w, value, pspec.default, "default"))
                     errors += 2 * w
                     exact = False
             else:
+                if add is None:
+                    return _NOT_EXACT
                 add(ArgVerdict(key, EXTRA, w, value, None))
                 errors += w
                 exact = False
-    return PairResult(exact, agree, errors, tuple(verdicts))
+    return exact, agree, errors
 
 
 # --------------------------------------------------------------------------- assignment
@@ -320,6 +358,19 @@ def _to_int_scale(weights: Iterable[float]) -> tuple[dict[float, int], int]:
     return {w: f.numerator * (denom // f.denominator) for w, f in fracs.items()}, denom
 
 
+def _group_scale(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
+    """The exact integer image of every weight a group's pairs can involve: the tool weight,
+    1 (the name field) and the weight of every argument of every call (each argument of each
+    call appears in the verdicts of some pair, and unmatched calls weigh a subset of them)."""
+    weights = {spec.weight, 1.0}
+    for p in preds:
+        weights.update(spec.arg_weight(k) for k in p.arguments)
+    for g in golds:
+        weights.update(spec.arg_weight(k) for k in g.arguments)
+    scale, _ = _to_int_scale(weights)
+    return scale
+
+
 def _optimal(
     results: list[list[PairResult]],
     preds: Sequence[Call],
@@ -328,24 +379,14 @@ def _optimal(
     level: str,
 ) -> list[tuple[int, int]]:
     n, m = len(results), len(results[0])
-    all_w = [spec.weight, 1.0]
-    for row in results:
-        for r in row:
-            all_w.extend(v.weight for v in r.verdicts)
-    for p in preds:
-        all_w.extend(_unmatched_pred_weight(p, spec))
-    for g in golds:
-        all_w.extend(_unmatched_gold_weight(g, spec))
-    scale, _ = _to_int_scale(all_w)
+    if level == "call":
+        return _optimal_call([[r.exact for r in row] for row in results], preds, golds, spec)
+    scale = _group_scale(preds, golds, spec)
     wt = scale[spec.weight]
 
     # Per-call cost of leaving it unmatched (FP+FN and FP), in integers.
-    if level == "call":
-        un_p = [wt] * n
-        un_g = [wt] * m
-    else:
-        un_p = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_pred_weight(p, spec))) for p in preds]
-        un_g = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_gold_weight(g, spec))) for g in golds]
+    un_p = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_pred_weight(p, spec))) for p in preds]
+    un_g = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_gold_weight(g, spec))) for g in golds]
 
     primary = [[0] * m for _ in range(n)]
     exact = [[0] * m for _ in range(n)]
@@ -353,30 +394,45 @@ def _optimal(
     fp = [[0] * m for _ in range(n)]
     for i, row in enumerate(results):
         for j, r in enumerate(row):
-            if level == "call":
-                if r.exact:
-                    pair_err, pair_tp, pair_fp = 0, wt, 0
-                else:
-                    pair_err, pair_tp, pair_fp = 2 * wt, 0, wt
-            else:
-                a = d = e = mi = 0
-                for v in r.verdicts:
-                    iw = scale[v.weight]
-                    if v.verdict == AGREE:
-                        a += iw
-                    elif v.verdict == DISAGREE:
-                        d += iw
-                    elif v.verdict == EXTRA:
-                        e += iw
-                    elif v.verdict == MISSING:
-                        mi += iw
-                pair_err = wt * (2 * d + e + mi)
-                pair_tp = wt * (scale[1.0] + a)
-                pair_fp = wt * (d + e)
+            a = d = e = mi = 0
+            for v in r.verdicts:
+                iw = scale[v.weight]
+                if v.verdict == AGREE:
+                    a += iw
+                elif v.verdict == DISAGREE:
+                    d += iw
+                elif v.verdict == EXTRA:
+                    e += iw
+                elif v.verdict == MISSING:
+                    mi += iw
+            pair_err = wt * (2 * d + e + mi)
+            pair_tp = wt * (scale[1.0] + a)
+            pair_fp = wt * (d + e)
             primary[i][j] = pair_err - un_p[i] - un_g[j]
             exact[i][j] = 1 if r.exact else 0
             tp[i][j] = pair_tp
             fp[i][j] = pair_fp - un_p[i]
+    return _solve(primary, exact, tp, fp)
+
+
+def _optimal_call(
+    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
+) -> list[tuple[int, int]]:
+    """The optimal assignment at call level, where a pair counts only as exact or not."""
+    wt = _group_scale(preds, golds, spec)[spec.weight]
+    # a pair: exact (no error, TP wt) or not (FP+FN 2wt, FP wt); unmatched: wt each side
+    primary = [[(0 if x else 2 * wt) - 2 * wt for x in row] for row in exact_pairs]
+    exact = [[1 if x else 0 for x in row] for row in exact_pairs]
+    tp = [[wt if x else 0 for x in row] for row in exact_pairs]
+    fp = [[(0 if x else wt) - wt for x in row] for row in exact_pairs]
+    return _solve(primary, exact, tp, fp)
+
+
+def _solve(
+    primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]]
+) -> list[tuple[int, int]]:
+    """Minimise (primary, -exact, -tp, fp) lexicographically, as one exact integer cost."""
+    n, m = len(primary), len(primary[0])
     k = min(n, m)
     span_fp = 2 * k * max(abs(x) for row in fp for x in row) + 1
     span_tp = 2 * k * max(abs(x) for row in tp for x in row) + 1
@@ -470,7 +526,7 @@ def assign(
     if len(results) == 1 and len(results[0]) == 1:
         return [(0, 0)]
     if matching == "greedy" or level == "call" or len(results) == len(results[0]):
-        forced = _forced_exact(results)
+        forced = _forced_exact([[r.exact for r in row] for row in results])
         if forced is not None:
             return forced
     if matching == "greedy":
@@ -478,7 +534,7 @@ def assign(
     return _optimal(results, preds, golds, spec, level)
 
 
-def _forced_exact(results: list[list[PairResult]]) -> list[tuple[int, int]] | None:
+def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None:
     """The pairs when every call of the smaller side has exactly one exact partner, each a
     different one — the common case of parallel calls to one tool; else None.
 
@@ -487,14 +543,14 @@ def _forced_exact(results: list[list[PairResult]]) -> list[tuple[int, int]] | No
     as gold calls, at either level) it is the one assignment with every pair exact, which
     beats every other on FP+FN or, at equal cost, on the number of exact pairs.
     """
-    n, m = len(results), len(results[0])
+    n, m = len(exact_pairs), len(exact_pairs[0])
     pairs: list[tuple[int, int]] = []
     taken: set[int] = set()
     if n <= m:
-        for i, row in enumerate(results):
+        for i, row in enumerate(exact_pairs):
             found = -1
-            for j, r in enumerate(row):
-                if r.exact:
+            for j, is_exact in enumerate(row):
+                if is_exact:
                     if found >= 0:
                         return None
                     found = j
@@ -506,7 +562,7 @@ def _forced_exact(results: list[list[PairResult]]) -> list[tuple[int, int]] | No
     for j in range(m):
         found = -1
         for i in range(n):
-            if results[i][j].exact:
+            if exact_pairs[i][j]:
                 if found >= 0:
                     return None
                 found = i
@@ -647,6 +703,21 @@ def match_indices(
         wspec = toolset.spec_for_weights(preds[pidx[0]].name)
         gp = [preds[i] for i in pidx]
         gg = [golds[j] for j in gidx]
+        if matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
+            # at call level the assignment needs only which pairs are exact: judge every
+            # pair for exactness alone, and in full only the pairs chosen
+            exact_pairs = [
+                [_compare(p, g, tool, wspec, canon, fill_defaults, None)[0] for g in gg] for p in gp
+            ]
+            chosen = _forced_exact(exact_pairs)
+            if chosen is None:
+                chosen = _optimal_call(exact_pairs, gp, gg, wspec)
+            for a, b in chosen:
+                result = compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+                pairs.append((pidx[a], gidx[b], result))
+                matched_p.add(pidx[a])
+                matched_g.add(gidx[b])
+            continue
         results = [
             [
                 compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
