@@ -84,7 +84,18 @@ _DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), False, {})
 MAX_WEIGHT = 1e100
 
 
+def _plain_weight(value: Any) -> float | None:
+    """An int or float from 0 to MAX_WEIGHT as a float (what _check_weight returns), else None."""
+    t = type(value)
+    if (t is float or t is int) and 0 <= value <= MAX_WEIGHT:
+        return float(value)
+    return None
+
+
 def _check_weight(value: Any, what: str) -> float:
+    weight = _plain_weight(value)
+    if weight is not None:
+        return weight
     expected = f"must be a finite number from 0 to {MAX_WEIGHT:g}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"weights: {what} {expected}, got {value!r}")
@@ -200,10 +211,12 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
         raise ValueError(f"tool {name!r}: 'required' must be a list")
     specs: dict[str, ParamSpec] = {}
     for pname, pschema in props.items():
-        if not isinstance(pschema, Mapping):
+        if type(pschema) is not dict and not isinstance(pschema, Mapping):
             pschema = {}
         imp = pschema.get("importance", 1)
-        weight = _check_weight(imp, f"tool {name!r} argument {pname!r} importance")
+        weight = _plain_weight(imp)
+        if weight is None:
+            weight = _check_weight(imp, f"tool {name!r} argument {pname!r} importance")
         has_default = "default" in pschema
         specs[pname] = ParamSpec(
             pname, pschema, weight, has_default, pschema.get("default") if has_default else None
