@@ -88,6 +88,10 @@ def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """One tool call: a name and its arguments (a read-only mapping of JSON values).
@@ -133,6 +137,15 @@ class Call:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
         return f"{self.name}({args})"
+
+    @classmethod
+    def _owned(cls, name: str, arguments: dict[str, Any]) -> Call:
+        """A call from a reader that has checked ``name`` (a non-empty string) and built
+        ``arguments`` itself (a fresh dict nobody else holds): wrapped, not copied."""
+        call = _new(cls)
+        _set(call, "name", name)
+        _set(call, "arguments", MappingProxyType(arguments))
+        return call
 
     @property
     def args(self) -> Mapping[str, Any]:
@@ -187,12 +200,19 @@ class AnyOf:
 
     values: tuple[Any, ...]
     optional: bool
+    #: No accepted value is a nested answer (every one is compared as a plain value).
+    plain: bool = field(compare=False, repr=False)
 
     def __init__(self, *values: Any, optional: bool = False) -> None:
         if not values:
             raise ValueError("AnyOf: at least one accepted value is needed")
-        object.__setattr__(self, "values", tuple(values))
-        object.__setattr__(self, "optional", bool(optional))
+        _set(self, "values", values)
+        _set(self, "optional", bool(optional))
+        plain = True
+        for v in values:
+            if isinstance(v, (NestedAnswer, NestedList)):
+                plain = False
+        _set(self, "plain", plain)
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(v) for v in self.values)
@@ -270,6 +290,35 @@ def normalize_value(
         budget = _Budget()
     if depth > MAX_DEPTH:
         raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
+    # exact JSON types first (what parsers produce): the same checks and costs as below
+    t = type(value)
+    if t is str:
+        budget.left -= len(value) + 2
+        if budget.left < 0:
+            budget.spend(0, fmt)
+        return value
+    if t is int:
+        budget.left -= 8
+        if budget.left < 0:
+            budget.spend(0, fmt)
+        return value
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if type(k) is not str and not isinstance(k, str):
+                raise ToolCallParseError(
+                    f"object keys must be strings, got {type(k).__name__} {k!r}", format=fmt
+                )
+            budget.left -= len(k) + 2
+            if budget.left < 0:
+                budget.spend(0, fmt)
+            out[k] = normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget, gold=gold)
+        return out
+    if t is list:
+        budget.left -= 2
+        if budget.left < 0:
+            budget.spend(0, fmt)
+        return [normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget) for v in value]
     if value is None or isinstance(value, bool):
         budget.spend(4, fmt)
         return value

@@ -18,12 +18,14 @@ from typing import Any
 from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
 from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
 from .values import (
+    KEYED_CANONICALIZERS,
     Canonicalizer,
     NameCanonicalizer,
     canon_exact,
     is_empty_value,
     resolve_canonicalizer,
     resolve_name_canonicalizer,
+    value_key,
     values_equal,
 )
 
@@ -118,7 +120,23 @@ def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicaliz
     return all(key in value or acc.optional for key, acc in answer.fields.items())
 
 
-def _agrees(value: Any, accepted: AnyOf, schema: Any, canon: Canonicalizer) -> tuple[bool, str]:
+_AGREE = (True, "")
+_TYPE = (False, "type")
+_VALUE = (False, "value")
+
+
+def _agrees(
+    value: Any, accepted: AnyOf, schema: Any, canon: Canonicalizer, check: Callable[[Any], bool] | None = None
+) -> tuple[bool, str]:
+    """Does ``value`` match one of the accepted values, with the schema's type? ``check`` is
+    the schema's compiled ``type_ok`` (:attr:`ParamSpec.check`), when there is one."""
+    if accepted.plain:  # the common case, in short: one type check, then the values
+        if schema is not None and not (check(value) if check is not None else type_ok(value, schema)):
+            return _TYPE
+        for cand in accepted.values:
+            if values_equal(value, cand, canon):
+                return _AGREE
+        return _VALUE
     plain_ok: bool | None = None
     for cand in accepted.values:
         if isinstance(cand, NestedAnswer):
@@ -183,6 +201,11 @@ def compare_call(
 
 _NOT_EXACT = (False, 0.0, 0.0)
 
+#: A pair judged for exactness alone (no verdicts): what ``match_indices(details=False)``
+#: gives at call level, where counting reads nothing else of a pair.
+EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
+INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
+
 
 def _compare(
     pred: Call,
@@ -210,13 +233,20 @@ def _compare(
     keys: Iterable[str] = gargs
     if not pargs.keys() <= gargs.keys():
         keys = (*gargs, *(k for k in pargs if k not in gargs))
+    w = 0.0
     for key in keys:
-        w = overrides.get(key)
-        if w is None:
-            wp = wparams.get(key)
-            w = wp.weight if wp is not None else 1.0
+        if add is not None:
+            override = overrides.get(key)
+            if override is None:
+                wp = wparams.get(key)
+                w = wp.weight if wp is not None else 1.0
+            else:
+                w = override
         pspec = params.get(key)
-        schema = pspec.schema if pspec is not None else None
+        if pspec is not None:
+            schema, check = pspec.schema, pspec.check
+        else:
+            schema = check = None
         accepted = gargs.get(key)
         if accepted is not None:
             if key in pargs:
@@ -225,7 +255,7 @@ def _compare(
                     if add is not None:
                         add(ArgVerdict(key, OMITTED, w, value, accepted))
                     continue
-                ok, reason = _agrees(value, accepted, schema, canon)
+                ok, reason = _agrees(value, accepted, schema, canon, check)
                 if ok:
                     if add is not None:
                         add(ArgVerdict(key, AGREE, w, value, accepted))
@@ -246,7 +276,7 @@ def _compare(
                 if add is not None:
                     add(ArgVerdict(key, OMITTED, w, None, accepted))
             elif fill_defaults and pspec is not None and pspec.has_default:
-                ok, reason = _agrees(pspec.default, accepted, schema, canon)
+                ok, reason = _agrees(pspec.default, accepted, schema, canon, check)
                 if ok:
                     if add is not None:
                         add(ArgVerdict(key, AGREE, w, pspec.default, accepted, "default"))
@@ -266,7 +296,7 @@ def _compare(
         else:
             value = pargs[key]
             if fill_defaults and pspec is not None and pspec.has_default:
-                ok, reason = _agrees(value, AnyOf(pspec.default), schema, canon)
+                ok, reason = _agrees(value, AnyOf(pspec.default), schema, canon, check)
                 if ok:
                     if add is not None:
                         add(ArgVerdict(key, AGREE, w, value, pspec.default, "default"))
@@ -284,6 +314,92 @@ def _compare(
                 errors += w
                 exact = False
     return exact, agree, errors
+
+
+#: From this many pairs on, keying the values once beats comparing every pair in full.
+_KEYED_FROM = 9
+
+
+def exact_matrix(
+    preds: Sequence[Call],
+    golds: Sequence[GoldCall],
+    tool: ToolSpec | None,
+    canon: Canonicalizer,
+    fill_defaults: bool,
+) -> list[list[bool]]:
+    """Which pairs of one name group are exact: ``[[exact(p, g) for g in golds] for p in preds]``,
+    as :func:`compare_call` judges them.
+
+    Judging every pair in full costs n·m comparisons of every argument. Here each predicted
+    value is type-checked and keyed once (:func:`~toolcall_f1.values.value_key`), each gold
+    argument's accepted values become one set of keys, and a pair is then judged by set
+    lookups; anything the keys do not cover (nested answers, defaults to fill, extra
+    arguments, values without a key, other canonicalizers) is judged by the full comparison.
+    """
+    n, m = len(preds), len(golds)
+    if n * m < _KEYED_FROM or canon not in KEYED_CANONICALIZERS:
+        return [[_compare(p, g, tool, None, canon, fill_defaults, None)[0] for g in golds] for p in preds]
+    params = tool.params if tool is not None else _NO_PARAMS
+    pred_keys: list[dict[str, tuple[bool, Any, bool]] | None] = []
+    for p in preds:
+        keyed: dict[str, tuple[bool, Any, bool]] | None = {}
+        for k, v in p.arguments.items():
+            vk = value_key(v, canon)
+            if vk is None:
+                keyed = None
+                break
+            pspec = params.get(k)
+            ok = pspec is None or (pspec.check(v) if pspec.check is not None else type_ok(v, pspec.schema))
+            keyed[k] = (ok, vk, is_empty_value(v))  # type: ignore[index]
+        pred_keys.append(keyed)
+    gold_keys: list[dict[str, frozenset[Any] | None]] = []
+    for g in golds:
+        accepted_keys: dict[str, frozenset[Any] | None] = {}
+        for k, acc in g.arguments.items():
+            keys: set[Any] | None = set()
+            for c in acc.values:
+                ck = None if isinstance(c, (NestedAnswer, NestedList)) else value_key(c, canon)
+                if ck is None:
+                    keys = None
+                    break
+                keys.add(ck)  # type: ignore[union-attr]
+            accepted_keys[k] = None if keys is None else frozenset(keys)
+        gold_keys.append(accepted_keys)
+    required = tool.required if tool is not None else _NO_REQUIRED
+    rows = []
+    for p, pk in zip(preds, pred_keys):
+        row = []
+        for g, gk in zip(golds, gold_keys):
+            if pk is None or not pk.keys() <= gk.keys():
+                row.append(_compare(p, g, tool, None, canon, fill_defaults, None)[0])
+                continue
+            exact = True
+            for key, accepted in g.arguments.items():
+                entry = pk.get(key)
+                if entry is None:  # not given: required, optional, or a default to fill
+                    if key in required:
+                        exact = False
+                    elif accepted.optional:
+                        continue
+                    else:
+                        exact = _compare(p, g, tool, None, canon, fill_defaults, None)[0]
+                    break
+                type_fine, vk, empty = entry
+                if accepted.optional and empty:
+                    continue
+                key_set = gk[key]
+                if key_set is None:
+                    pspec = params.get(key)
+                    if not _agrees(p.arguments[key], accepted, pspec.schema if pspec else None, canon,
+                                   pspec.check if pspec else None)[0]:
+                        exact = False
+                        break
+                elif not (type_fine and vk in key_set):
+                    exact = False
+                    break
+            row.append(exact)
+        rows.append(row)
+    return rows
 
 
 # --------------------------------------------------------------------------- assignment
@@ -426,6 +542,77 @@ def _optimal_call(
     tp = [[wt if x else 0 for x in row] for row in exact_pairs]
     fp = [[(0 if x else wt) - wt for x in row] for row in exact_pairs]
     return _solve(primary, exact, tp, fp)
+
+
+def _most_exact_pairs(
+    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, canon: Canonicalizer,
+    fill_defaults: bool,
+) -> list[tuple[int, int, bool]]:
+    """:func:`_most_exact` for one name group, as ``(i, j, exact)``, judging as few pairs as
+    it can: first each prediction against the free gold calls in turn (starting with its own
+    position, where parallel calls usually are), and when that pairs every call of the
+    smaller side exactly — as many exact pairs as there can be — no other pair is judged;
+    otherwise every pair is judged and matched in full."""
+    n, m = len(preds), len(golds)
+    want = min(n, m)
+    taken: list[tuple[int, int, bool]] = []
+    free = list(range(m))
+    for i in range(n):
+        if len(taken) == want:
+            break
+        for step in range(len(free)):
+            j = free[(i + step) % len(free)]
+            if _compare(preds[i], golds[j], tool, None, canon, fill_defaults, None)[0]:
+                taken.append((i, j, True))
+                free.remove(j)
+                break
+        else:
+            if n <= m:
+                break  # every prediction needs an exact partner, and this one has none left
+    if len(taken) == want:
+        return sorted(taken)
+    exact_pairs = exact_matrix(preds, golds, tool, canon, fill_defaults)
+    return [(a, b, exact_pairs[a][b]) for a, b in _most_exact(exact_pairs)]
+
+
+def _most_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]]:
+    """A full assignment (every call of the smaller side paired) with as many exact pairs as
+    any assignment can have: a maximum matching of the exact pairs, the rest paired in order.
+
+    At call level the optimal matcher's counts depend only on that number — TP ``k·w``, FP
+    ``(n−k)·w``, FN ``(m−k)·w`` for ``k`` exact pairs, one tool weight ``w`` — and its
+    objective (fewest FP+FN, then most exact pairs) always reaches the largest ``k``.
+    """
+    n, m = len(exact_pairs), len(exact_pairs[0])
+    match_of_gold = [-1] * m
+    if n * m > 4096:
+        import numpy as np
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import maximum_bipartite_matching
+
+        graph = csr_matrix(np.array(exact_pairs, dtype=bool))
+        for j, i in enumerate(maximum_bipartite_matching(graph, perm_type="row").tolist()):
+            match_of_gold[j] = i
+    else:
+        adjacent = [[j for j, x in enumerate(row) if x] for row in exact_pairs]
+
+        def augment(i: int, seen: list[bool]) -> bool:  # Kuhn's augmenting path
+            for j in adjacent[i]:
+                if not seen[j]:
+                    seen[j] = True
+                    if match_of_gold[j] < 0 or augment(match_of_gold[j], seen):
+                        match_of_gold[j] = i
+                        return True
+            return False
+
+        for i in range(n):
+            if adjacent[i]:
+                augment(i, [False] * m)
+    pairs = [(i, j) for j, i in enumerate(match_of_gold) if i >= 0]
+    free_p = iter(sorted(set(range(n)) - {i for i, _ in pairs}))
+    free_g = [j for j in range(m) if match_of_gold[j] < 0]
+    pairs.extend(zip(free_p, free_g))
+    return sorted(pairs)
 
 
 def _solve(
@@ -677,14 +864,25 @@ def match_indices(
     matching: str,
     level: str,
     fill_defaults: bool,
+    details: bool = True,
 ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
-    """Match by index: ``([(i, j, PairResult)], unmatched pred indices, unmatched gold indices)``."""
+    """Match by index: ``([(i, j, PairResult)], unmatched pred indices, unmatched gold indices)``.
+
+    ``details=False`` at call level, for counting only: each pair is judged for exactness
+    alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts), and the
+    optimal matcher may pick other pairs than in full — with as many exact pairs, which is
+    all its counts depend on (:func:`_most_exact`). The greedy matcher's pairs are the same.
+    """
     name_fn = toolset.name_canon
+    exact_only = not details and level == "call"
     if len(preds) == 1 and len(golds) == 1:  # the commonest example: one call on each side
         p, g = preds[0], golds[0]
         key = name_fn(p.name)
         if key != name_fn(g.name):
             return [], [0], [0]
+        if exact_only:
+            exact = _compare(p, g, toolset.by_key.get(key), None, canon, fill_defaults, None)[0]
+            return [(0, 0, EXACT_ONLY if exact else INEXACT_ONLY)], [], []
         result = compare_call(
             p, g, tool=toolset.by_key.get(key), weights=toolset.spec_for_weights(p.name),
             canon=canon, fill_defaults=fill_defaults,
@@ -703,17 +901,38 @@ def match_indices(
         wspec = toolset.spec_for_weights(preds[pidx[0]].name)
         gp = [preds[i] for i in pidx]
         gg = [golds[j] for j in gidx]
-        if matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
+        if exact_only:
+            # no details at call level: only the counts are wanted, and they depend on
+            # nothing but which pairs are exact
+            if matching == "optimal" or len(gp) * len(gg) == 1:
+                # the optimal matcher's counts are those of the most exact pairs an
+                # assignment can have (see _most_exact); one pair is the only choice
+                for a, b, exact in _most_exact_pairs(gp, gg, tool, canon, fill_defaults):
+                    pairs.append((pidx[a], gidx[b], EXACT_ONLY if exact else INEXACT_ONLY))
+                    matched_p.add(pidx[a])
+                    matched_g.add(gidx[b])
+                continue
+            # greedy: when every call of the smaller side has its own exact partner (what
+            # assign() checks first), those are its pairs; else it judges in full
+            exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
+            forced = _forced_exact(exact_pairs)
+            if forced is not None:
+                for a, b in forced:
+                    pairs.append((pidx[a], gidx[b], EXACT_ONLY))
+                    matched_p.add(pidx[a])
+                    matched_g.add(gidx[b])
+                continue
+        elif matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
             # at call level the assignment needs only which pairs are exact: judge every
             # pair for exactness alone, and in full only the pairs chosen
-            exact_pairs = [
-                [_compare(p, g, tool, wspec, canon, fill_defaults, None)[0] for g in gg] for p in gp
-            ]
+            exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
             chosen = _forced_exact(exact_pairs)
             if chosen is None:
                 chosen = _optimal_call(exact_pairs, gp, gg, wspec)
             for a, b in chosen:
-                result = compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+                result = compare_call(
+                    gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults
+                )
                 pairs.append((pidx[a], gidx[b], result))
                 matched_p.add(pidx[a])
                 matched_g.add(gidx[b])
@@ -729,7 +948,7 @@ def match_indices(
             pairs.append((pidx[a], gidx[b], results[a][b]))
             matched_p.add(pidx[a])
             matched_g.add(gidx[b])
-    pairs.sort(key=lambda t: (t[0], t[1]))
+    pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
     return (
         pairs,
         [i for i in range(len(preds)) if i not in matched_p],

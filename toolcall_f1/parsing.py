@@ -372,7 +372,7 @@ def _fast_python_calls(text: str) -> list[Call] | None:
             else:
                 while True:
                     name, args, i = _fast_call(toks, i)
-                    calls.append(Call(name, args))
+                    calls.append(Call._owned(name, args))
                     p = toks[i]
                     if p == "]":
                         i += 1
@@ -385,7 +385,7 @@ def _fast_python_calls(text: str) -> list[Call] | None:
                         break
         else:
             name, args, i = _fast_call(toks, 0)
-            calls = [Call(name, args)]
+            calls = [Call._owned(name, args)]
     except (_Unsure, IndexError, ValueError):
         return None
     if i != len(toks):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import marshal
 import math
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from .values import NameCanonicalizer, canon_exact
@@ -27,6 +27,7 @@ __all__ = [
     "merge_tools",
     "validate_weights",
     "type_ok",
+    "type_check",
     "TYPE_ALIASES",
 ]
 
@@ -54,6 +55,8 @@ class ParamSpec:
     weight: float
     has_default: bool
     default: Any
+    #: ``type_ok(value, schema)`` as a function of the value, compiled once (see :func:`type_check`).
+    check: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +222,8 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
             weight = _check_weight(imp, f"tool {name!r} argument {pname!r} importance")
         has_default = "default" in pschema
         specs[pname] = ParamSpec(
-            pname, pschema, weight, has_default, pschema.get("default") if has_default else None
+            pname, pschema, weight, has_default, pschema.get("default") if has_default else None,
+            type_check(pschema),
         )
     tool_weight = _check_weight(fn.get("importance", 1), f"tool {name!r} importance")
     arg_weights: dict[str, float] = {}
@@ -233,7 +237,7 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
 class ToolSet:
     """Compiled schemas plus weight overrides, looked up by (canonical) tool name."""
 
-    __slots__ = ("by_key", "name_canon", "has_schema", "overrides")
+    __slots__ = ("by_key", "name_canon", "has_schema", "overrides", "reader_context")
 
     def __init__(
         self,
@@ -243,6 +247,8 @@ class ToolSet:
     ) -> None:
         self.name_canon = name_canon
         self.has_schema = bool(tools)
+        #: What text readers need of these schemas (set by the scorer on first use).
+        self.reader_context: Any = None
         self.by_key: dict[str, ToolSpec] = {}
         self.overrides: dict[str, ToolSpec] = {}
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
@@ -384,6 +390,109 @@ def type_ok(value: Any, schema: Any) -> bool:
     if types is None:
         return True
     return any(_one_type_ok(value, t, schema) for t in types)
+
+
+def _is_string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_boolean(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_null(value: Any) -> bool:
+    return value is None
+
+
+def _anything(value: Any) -> bool:
+    return True
+
+
+_SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": _is_string,
+    "integer": _is_integer,
+    "number": _is_number,
+    "boolean": _is_boolean,
+    "null": _is_null,
+    "any": _anything,
+}
+
+
+def type_check(schema: Any, depth: int = 0) -> Callable[[Any], bool]:
+    """``type_ok`` for one schema, as a function of the value: a single type name becomes the
+    plain check it stands for (arrays and objects with their items' and properties' checks,
+    compiled the same way a few levels deep), anything else calls :func:`type_ok`.
+
+    Examples
+    --------
+    >>> type_check({"type": "int"})(3), type_check({"type": "integer"})(True)
+    (True, False)
+    >>> type_check({"type": "array", "items": {"type": "string"}})(["a", 1])
+    False
+    """
+    if isinstance(schema, Mapping):
+        declared = schema.get("type")
+        if isinstance(declared, str) and "anyOf" not in schema and "oneOf" not in schema:
+            t = TYPE_ALIASES.get(declared, declared)
+            if t in _SCALAR_CHECKS:
+                return _SCALAR_CHECKS[t]
+            if t not in ("array", "object"):
+                return _anything  # a type name we do not know is not checked
+            if depth < 8:
+                return _array_check(schema, depth) if t == "array" else _object_check(schema, depth)
+    else:
+        return _anything
+
+    def check(value: Any) -> bool:
+        return type_ok(value, schema)
+
+    return check
+
+
+def _array_check(schema: Mapping[str, Any], depth: int) -> Callable[[Any], bool]:
+    items = schema.get("items")
+    if items is None:
+        return _is_array
+    item_ok = type_check(items, depth + 1)
+
+    def check(value: Any) -> bool:
+        return isinstance(value, (list, tuple)) and all(map(item_ok, value))
+
+    return check
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _object_check(schema: Mapping[str, Any], depth: int) -> Callable[[Any], bool]:
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        return _is_object
+    prop_ok = {k: type_check(v, depth + 1) for k, v in props.items()}
+
+    def check(value: Any) -> bool:
+        if type(value) is not dict and not isinstance(value, Mapping):
+            return False
+        for k, v in value.items():
+            ok = prop_ok.get(k)
+            if ok is not None and not ok(v):
+                return False
+        return True
+
+    return check
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, Mapping)
 
 
 def _one_type_ok(value: Any, t: Any, schema: Mapping[str, Any]) -> bool:

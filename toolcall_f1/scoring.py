@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import math
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -200,6 +201,31 @@ def _bounded_text(obj: Any, depth: int = 0) -> str:
     return repr(obj)
 
 
+#: Remembered readings of references (see ``ToolCallMetric._memo_reference``): gold calls by
+#: (calls' content, reference format, tool set), per-example tool sets by (tools' content,
+#: base tool set). Values over ``_MEMO_MAX_BYTES`` are not remembered, so the memos stay small.
+_GOLDS: dict[tuple[bytes, str, int], tuple[ToolSet, list[GoldCall]]] = {}
+_EXAMPLE_TOOLS: dict[tuple[bytes | None, int], tuple[ToolSet, ToolSet, str]] = {}
+_MEMO_SIZE = 4096
+_MEMO_MAX_BYTES = 65536
+
+
+def _memo_key(value: Any) -> bytes | None:
+    """``marshal`` bytes of plain data (equal bytes load back as equal data), or None for
+    other objects and values too large to remember."""
+    try:
+        key = marshal.dumps(value)
+    except ValueError:  # not plain data, or nested too deep for marshal
+        return None
+    return key if len(key) <= _MEMO_MAX_BYTES else None
+
+
+def _remember(memo: dict[Any, Any], slot: Any, value: Any) -> None:
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[slot] = value
+
+
 _DIGESTS: dict[ContentKey, str] = {}
 _DIGESTS_SIZE = 4096
 
@@ -229,20 +255,63 @@ def count_example(
     parse_error: str | None = None,
     tools_digest: str = "",
     per_tool_counts: bool = True,
+    details: bool = True,
 ) -> Score:
     """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
 
     ``per_tool_counts=False`` leaves ``Score.per_tool`` empty (for a corpus that does not
-    report it); every other field is the same.
+    report it); ``details=False`` may leave the pairs' per-argument verdicts out (for a
+    corpus that does not return details); every count is the same.
     """
     pairs, up, ug = match_indices(
-        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults
+        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
+        details=details,
     )
+    tp, fp, fn, exact, h_tools, h_args, per_tool = _tally(
+        preds, golds, toolset, pairs, up, ug, level == "call", per_tool_counts
+    )
+    return Score(
+        tp,
+        fp,
+        fn,
+        exact and parse_error is None,
+        parse_error,
+        tuple(preds),
+        tuple(golds),
+        tuple(pairs),
+        tuple(up),
+        tuple(ug),
+        h_tools,
+        h_args,
+        per_tool,
+        tools_digest,
+    )
+
+
+def _tally(
+    preds: Sequence[Call],
+    golds: Sequence[GoldCall],
+    toolset: ToolSet,
+    pairs: Sequence[tuple[int, int, PairResult]],
+    up: Sequence[int],
+    ug: Sequence[int],
+    call_level: bool,
+    per_tool_counts: bool,
+) -> tuple[float, float, float, bool, int, int, dict[str, Counts]]:
+    """The counts of one matched example (SPEC §7): ``(tp, fp, fn, every call paired and
+    every pair exact, hallucinated tools, hallucinated arguments, per-tool counts)``.
+
+    Each count is the :func:`math.fsum` of its terms — a pair's or unmatched call's tool
+    weight, at argument level also ``tool weight × argument weight`` per argument — so
+    neither call order nor argument order can change a digit.
+    """
     tp: list[float] = []
     fp: list[float] = []
     fn: list[float] = []
     per_tool: dict[str, list[list[float]]] = {}
     name_fn = toolset.name_canon
+    spec_of = toolset.spec_for_weights
+    exact = not up and not ug
     sink: list[list[float]] = [[], [], []]
 
     def bucket(name: str) -> list[list[float]]:
@@ -253,83 +322,103 @@ def count_example(
         declared = toolset.by_key.get(key)
         return per_tool.setdefault(declared.name if declared is not None else key, [[], [], []])
 
-    for i, j, res in pairs:
-        spec = toolset.spec_for_weights(preds[i].name)
-        wt = spec.weight
-        b = bucket(golds[j].name)
-        if level == "call":
+    if call_level:
+        for i, j, res in pairs:
+            wt = spec_of(preds[i].name).weight
             if res.exact:
                 tp.append(wt)
-                b[0].append(wt)
+                if per_tool_counts:
+                    bucket(golds[j].name)[0].append(wt)
             else:
+                exact = False
                 fp.append(wt)
                 fn.append(wt)
-                b[1].append(wt)
-                b[2].append(wt)
-            continue
-        ptp, pfp, pfn = [wt], [], []
-        for v in res.verdicts:
-            w = wt * v.weight
-            if v.verdict == "agree":
-                ptp.append(w)
-            elif v.verdict == "disagree":
-                pfp.append(w)
-                pfn.append(w)
-            elif v.verdict == "extra":
-                pfp.append(w)
-            elif v.verdict == "missing":
-                pfn.append(w)
-        tp.extend(ptp)
-        fp.extend(pfp)
-        fn.extend(pfn)
-        b[0].extend(ptp)
-        b[1].extend(pfp)
-        b[2].extend(pfn)
-    for i in up:
-        call = preds[i]
-        spec = toolset.spec_for_weights(call.name)
-        terms = [spec.weight]
-        if level == "arg":
+                if per_tool_counts:
+                    b = bucket(golds[j].name)
+                    b[1].append(wt)
+                    b[2].append(wt)
+        for i in up:
+            wt = spec_of(preds[i].name).weight
+            fp.append(wt)
+            if per_tool_counts:
+                bucket(preds[i].name)[1].append(wt)
+        for j in ug:
+            wt = spec_of(golds[j].name).weight
+            fn.append(wt)
+            if per_tool_counts:
+                bucket(golds[j].name)[2].append(wt)
+    else:
+        for i, j, res in pairs:
+            wt = spec_of(preds[i].name).weight
+            if not res.exact:
+                exact = False
+            ptp, pfp, pfn = [wt], [], []
+            for v in res.verdicts:
+                w = wt * v.weight
+                if v.verdict == "agree":
+                    ptp.append(w)
+                elif v.verdict == "disagree":
+                    pfp.append(w)
+                    pfn.append(w)
+                elif v.verdict == "extra":
+                    pfp.append(w)
+                elif v.verdict == "missing":
+                    pfn.append(w)
+            tp.extend(ptp)
+            fp.extend(pfp)
+            fn.extend(pfn)
+            b = bucket(golds[j].name)
+            b[0].extend(ptp)
+            b[1].extend(pfp)
+            b[2].extend(pfn)
+        for i in up:
+            call = preds[i]
+            spec = spec_of(call.name)
+            terms = [spec.weight]
             terms.extend(spec.weight * spec.arg_weight(k) for k in call.arguments)
-        fp.extend(terms)
-        bucket(call.name)[1].extend(terms)
-    for j in ug:
-        gold = golds[j]
-        spec = toolset.spec_for_weights(gold.name)
-        terms = [spec.weight]
-        if level == "arg":
+            fp.extend(terms)
+            bucket(call.name)[1].extend(terms)
+        for j in ug:
+            gold = golds[j]
+            spec = spec_of(gold.name)
+            terms = [spec.weight]
             terms.extend(
                 spec.weight * spec.arg_weight(k) for k, acc in gold.arguments.items() if not acc.optional
             )
-        fn.extend(terms)
-        bucket(gold.name)[2].extend(terms)
+            fn.extend(terms)
+            bucket(gold.name)[2].extend(terms)
 
     h_tools = h_args = 0
     if toolset.has_schema:
+        lookup = toolset.lookup
         for call in preds:
-            declared = toolset.lookup(call.name)
+            declared = lookup(call.name)
             if declared is None:
                 h_tools += 1
             else:
-                h_args += sum(1 for k in call.arguments if k not in declared.params)
-
-    exact = parse_error is None and not up and not ug and all(r.exact for _, _, r in pairs)
-    return Score(
-        math.fsum(tp),
-        math.fsum(fp),
-        math.fsum(fn),
+                params = declared.params
+                for k in call.arguments:
+                    if k not in params:
+                        h_args += 1
+    return (
+        _sum(tp),
+        _sum(fp),
+        _sum(fn),
         exact,
-        parse_error,
-        tuple(preds),
-        tuple(golds),
-        tuple(pairs),
-        tuple(up),
-        tuple(ug),
         h_tools,
         h_args,
         {k: Counts(math.fsum(a), math.fsum(b), math.fsum(c)) for k, (a, b, c) in per_tool.items()},
-        tools_digest,
     )
+
+
+def _sum(terms: list[float]) -> float:
+    """:func:`math.fsum`, without its call for the commonest lists (none or one term)."""
+    n = len(terms)
+    if n == 0:
+        return 0.0
+    if n == 1:
+        return terms[0] + 0.0  # fsum([x]) is x as a float (weights are finite, >= 0)
+    return math.fsum(terms)
 
 
 class _Totals:
@@ -351,24 +440,32 @@ class _Totals:
         self.digests: set[str] = set()
 
     def add(self, s: Score) -> None:
-        self.tp.append(s.tp)
-        self.fp.append(s.fp)
-        self.fn.append(s.fn)
+        self.add_counts(s.tp, s.fp, s.fn, s.exact, s.parse_error, s.hallucinated_tools,
+                        s.hallucinated_args, s.per_tool, s.tools_digest)
+
+    def add_counts(
+        self, tp: float, fp: float, fn: float, exact: bool, parse_error: str | None,
+        h_tools: int, h_args: int, per_tool: Mapping[str, Counts], tools_digest: str,
+    ) -> None:
+        """One example's numbers, as a :class:`Score` would carry them."""
+        self.tp.append(tp)
+        self.fp.append(fp)
+        self.fn.append(fn)
         self.n += 1
-        if s.exact:
+        if exact:
             self.num_exact += 1
-        if s.parse_error is not None:
+        if parse_error is not None:
             self.parse_errors += 1
-        self.h_tools += s.hallucinated_tools
-        self.h_args += s.hallucinated_args
-        for name, c in s.per_tool.items():
+        self.h_tools += h_tools
+        self.h_args += h_args
+        for name, c in per_tool.items():
             bucket = self.per_tool.get(name)
             if bucket is None:
                 self.per_tool[name] = [c]
             else:
                 bucket.append(c)
-        if s.tools_digest:
-            self.digests.add(s.tools_digest)
+        if tools_digest:
+            self.digests.add(tools_digest)
 
     def result(self, signature: str, per_tool: bool) -> dict[str, Any]:
         tp, fp, fn = math.fsum(self.tp), math.fsum(self.fp), math.fsum(self.fn)
@@ -617,7 +714,9 @@ class ToolCallMetric:
         is that parse error.
         """
         fmt = prediction_format or self.prediction_format
-        ctx = Context(toolset.param_order) if toolset.has_schema else Context()
+        ctx = toolset.reader_context
+        if ctx is None:  # made once per compiled tool set
+            ctx = toolset.reader_context = Context(toolset.param_order) if toolset.has_schema else Context()
         try:
             if isinstance(prediction, ToolCallParseError):
                 raise prediction
@@ -694,22 +793,8 @@ class ToolCallMetric:
         index: int | None,
         per_tool_counts: bool,
     ) -> Score:
-        if reference_format is not None:
-            check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
-        if prediction_format is not None:
-            check_choice(prediction_format, tuple(FORMATS), "prediction_format")
-        fmt = reference_format or self.reference_format
-        where = "references" if index is None else f"references[{index}]"
-        raw, example_tools = self._split_reference(gold, where)
-        example_key = content_key(example_tools) if example_tools else None
-        if example_tools:
-            try:
-                toolset = self._toolset_for(tools, weights, example_tools, example_key)
-            except ValueError as err:
-                raise ValueError(f"{where}: {err}") from None
-        else:
-            toolset = self._toolset_for(tools, weights, None)
-        golds = self._read_gold(raw, fmt, index, toolset)
+        fmt = self._check_formats(reference_format, prediction_format)
+        golds, toolset, digest = self._reference(gold, tools, weights, fmt, index)
         preds, error = self.read_prediction(
             pred, toolset, prediction_format=prediction_format, index=index
         )
@@ -722,9 +807,126 @@ class ToolCallMetric:
             canon=self._canon,
             fill_defaults=fmt != "bfcl",
             parse_error=error,
-            tools_digest=_tools_digest(example_tools, example_key) if example_tools else "",
+            tools_digest=digest,
             per_tool_counts=per_tool_counts,
         )
+
+    def _check_formats(self, reference_format: str | None, prediction_format: str | None) -> str:
+        """Validate per-call format overrides; the reference format in effect."""
+        if reference_format is not None:
+            check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
+        if prediction_format is not None:
+            check_choice(prediction_format, tuple(FORMATS), "prediction_format")
+        return reference_format or self.reference_format
+
+    def _tally_into(
+        self,
+        totals: _Totals,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        tools: Sequence[Mapping[str, Any]] | None,
+        weights: Mapping[str, Any] | None,
+        reference_format: str | None,
+        prediction_format: str | None,
+        progress: bool,
+        per_tool_counts: bool,
+    ) -> None:
+        """Fold every example's counts into ``totals`` — what :meth:`_score` counts, without
+        keeping (or building) the calls, pairs and verdicts a :class:`Score` carries."""
+        fmt = self._check_formats(reference_format, prediction_format)
+        fill_defaults = fmt != "bfcl"
+        level, matching, canon = self.level, self.matching, self._canon
+        call_level = level == "call"
+        for i, p, g in self._examples(predictions, references, progress):
+            golds, toolset, digest = self._memo_reference(g, tools, weights, fmt, i)
+            preds, error = self.read_prediction(p, toolset, prediction_format=prediction_format, index=i)
+            pairs, up, ug = match_indices(
+                preds, golds, toolset, canon=canon, matching=matching, level=level,
+                fill_defaults=fill_defaults, details=False,
+            )
+            tp, fp, fn, exact, h_tools, h_args, per_tool = _tally(
+                preds, golds, toolset, pairs, up, ug, call_level, per_tool_counts
+            )
+            totals.add_counts(tp, fp, fn, exact and error is None, error, h_tools, h_args, per_tool, digest)
+
+    def _reference(
+        self, gold: Any, tools: Any, weights: Any, fmt: str, index: int | None,
+    ) -> tuple[list[GoldCall], ToolSet, str]:
+        """A reference → (gold calls, the tool set it is judged with, its tools' digest)."""
+        where = "references" if index is None else f"references[{index}]"
+        raw, example_tools = self._split_reference(gold, where)
+        example_key = content_key(example_tools) if example_tools else None
+        toolset, digest = self._with_example_tools(tools, weights, example_tools, example_key, where)
+        return self._read_gold(raw, fmt, index, toolset), toolset, digest
+
+    def _with_example_tools(
+        self, tools: Any, weights: Any, example_tools: list[Mapping[str, Any]] | None,
+        example_key: ContentKey | None, where: str,
+    ) -> tuple[ToolSet, str]:
+        if not example_tools:
+            return self._toolset_for(tools, weights, None), ""
+        try:
+            toolset = self._toolset_for(tools, weights, example_tools, example_key)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        return toolset, _tools_digest(example_tools, example_key)
+
+    def _memo_reference(
+        self, gold: Any, tools: Any, weights: Any, fmt: str, index: int | None,
+    ) -> tuple[list[GoldCall], ToolSet, str]:
+        """:meth:`_reference`, remembered by content: a corpus (and every evaluation of the
+        same eval set) repeats its references and tool lists, and reading them is most of the
+        work after the prediction. Only plain data (dict, list, str, numbers) is remembered,
+        keyed by its ``marshal`` bytes, which tell apart any two values that could read
+        differently; gold calls are immutable, and the remembered ones are never handed out
+        (only a corpus without ``details`` reads through here)."""
+        t = type(gold)
+        if t is dict and "calls" in gold and type(gold["calls"]) in (list, str):
+            calls, raw_tools = gold["calls"], gold.get("tools")
+        elif t is list or t is str:
+            calls, raw_tools = gold, None
+        else:
+            return self._reference(gold, tools, weights, fmt, index)
+        where = "references" if index is None else f"references[{index}]"
+        if raw_tools is None:
+            toolset, digest = self._toolset_for(tools, weights, None), ""
+        elif type(raw_tools) is not list:
+            return self._reference(gold, tools, weights, fmt, index)
+        else:
+            toolset, digest = self._memo_example_tools(raw_tools, tools, weights, where)
+        key = _memo_key(calls)
+        if key is None:
+            return self._read_gold(calls, fmt, index, toolset), toolset, digest
+        slot = (key, fmt, id(toolset))
+        hit = _GOLDS.get(slot)
+        if hit is not None and hit[0] is toolset:
+            return hit[1], toolset, digest
+        golds = self._read_gold(calls, fmt, index, toolset)
+        _remember(_GOLDS, slot, (toolset, golds))
+        return golds, toolset, digest
+
+    def _memo_example_tools(
+        self, raw_tools: list[Any], tools: Any, weights: Any, where: str
+    ) -> tuple[ToolSet, str]:
+        """Per-example tools → (tool set, digest), remembered by the raw list's content."""
+        base = self._toolset_for(tools, weights, None)
+        key = _memo_key(raw_tools)
+        slot = (key, id(base))
+        if key is not None:
+            hit = _EXAMPLE_TOOLS.get(slot)
+            if hit is not None and hit[0] is base:
+                return hit[1], hit[2]
+        try:
+            example_tools = merge_tools(raw_tools) if raw_tools else None
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        # merging a list without repeated names keeps it as it is: the same content key
+        same = key is not None and example_tools is not None and len(example_tools) == len(raw_tools)
+        example_key = key if same else (content_key(example_tools) if example_tools else None)
+        toolset, digest = self._with_example_tools(tools, weights, example_tools, example_key, where)
+        if key is not None:
+            _remember(_EXAMPLE_TOOLS, slot, (base, toolset, digest))
+        return toolset, digest
 
     def score_all(
         self,
@@ -752,6 +954,14 @@ class ToolCallMetric:
         progress: bool,
         per_tool_counts: bool,
     ) -> Iterator[Score]:
+        for i, p, g in self._examples(predictions, references, progress):
+            yield self._score(p, g, tools, weights, reference_format, prediction_format, i, per_tool_counts)
+
+    @staticmethod
+    def _examples(
+        predictions: Sequence[Any], references: Sequence[Any], progress: bool
+    ) -> Iterator[tuple[int, Any, Any]]:
+        """``(index, prediction, reference)``, checking the lengths; a progress bar if asked."""
         if len(predictions) != len(references):
             raise ValueError(
                 f"predictions and references differ in length: {len(predictions)} vs {len(references)}"
@@ -762,7 +972,7 @@ class ToolCallMetric:
 
             items = tqdm(items, total=len(predictions), desc="toolcall_f1", unit="ex")
         for i, (p, g) in items:
-            yield self._score(p, g, tools, weights, reference_format, prediction_format, i, per_tool_counts)
+            yield i, p, g
 
     def compute(
         self,
@@ -817,10 +1027,9 @@ class ToolCallMetric:
         ...
         ValueError: predictions and references differ in length: 1 vs 0
         """
-        scores = self._scores(predictions, references, tools, weights, reference_format,
-                              prediction_format, progress, per_tool)
         if return_details:
-            kept = list(scores)
+            kept = list(self._scores(predictions, references, tools, weights, reference_format,
+                                     prediction_format, progress, per_tool))
             sig = self.signature(
                 tools=tools, weights=weights, prediction_format=prediction_format,
                 reference_format=reference_format,
@@ -828,8 +1037,8 @@ class ToolCallMetric:
             )
             return summarize(kept, signature=sig, per_tool=per_tool, return_details=True)
         totals = _Totals()
-        for score in scores:
-            totals.add(score)
+        self._tally_into(totals, predictions, references, tools, weights, reference_format,
+                         prediction_format, progress, per_tool)
         sig = self.signature(
             tools=tools, weights=weights, prediction_format=prediction_format,
             reference_format=reference_format, example_tools_digests=totals.digests,

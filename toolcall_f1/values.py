@@ -25,6 +25,7 @@ __all__ = [
     "resolve_canonicalizer",
     "canonicalizer_name",
     "values_equal",
+    "value_key",
     "strictly_identical",
     "is_empty_value",
 ]
@@ -202,6 +203,59 @@ def values_equal(pred: Any, gold: Any, canon: Canonicalizer) -> bool:
             return False
         return all(values_equal(pred[k], gold[k], canon) for k in pred)
     return False
+
+
+#: The canonicalizers :func:`value_key` may use: plain functions of a string to a string.
+KEYED_CANONICALIZERS = frozenset({canon_default, canon_bfcl, canon_exact})
+
+
+def value_key(value: Any, canon: Canonicalizer, depth: int = 0) -> Any:
+    """A hashable key of a JSON value such that, for values ``a`` and ``b`` with keys,
+    ``value_key(a) == value_key(b)`` exactly when ``values_equal(a, b, canon)``; None for a
+    value that has no key (NaN, objects that are not JSON data, nesting over 100 levels).
+
+    It lets a value be canonicalized once and then compared with many by a set lookup.
+    Only for the canonicalizers in :data:`KEYED_CANONICALIZERS`.
+
+    Examples
+    --------
+    >>> value_key(1, canon_exact) == value_key(1.0, canon_exact), value_key(True, canon_exact) == value_key(1, canon_exact)
+    (True, False)
+    >>> value_key({"k": [" X "]}, canon_default) == value_key({"k": ["x"]}, canon_default)
+    True
+    >>> value_key(float("nan"), canon_exact) is None
+    True
+    """
+    t = type(value)
+    if t is str:
+        return ("s", canon(value))
+    if t is bool:
+        return ("b", value)
+    if t is int:
+        return ("n", value)
+    if t is float:
+        return ("n", value) if value == value else None
+    if value is None:
+        return ("z",)
+    if depth >= 100:
+        return None
+    if t is list or t is tuple:
+        items = []
+        for v in value:
+            k = value_key(v, canon, depth + 1)
+            if k is None:
+                return None
+            items.append(k)
+        return ("l", tuple(items))
+    if t is dict:
+        pairs = []
+        for k, v in value.items():
+            vk = value_key(v, canon, depth + 1)
+            if vk is None or type(k) is not str:
+                return None
+            pairs.append((k, vk))
+        return ("d", frozenset(pairs))
+    return None  # subclasses and other objects: compared by values_equal itself
 
 
 def strictly_identical(a: Any, b: Any) -> bool:
