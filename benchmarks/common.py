@@ -55,14 +55,14 @@ class Timing:
 
 def cold_caches() -> None:
     """Empty the metric's memo caches (compiled tool sets, tool digests, canonical strings,
-    weight fractions) — in the package and in the copy ``evaluate.load`` runs — so that a
-    timed run never profits from the run before it."""
+    weight fractions, the latest references read) — in the package and in the copy
+    ``evaluate.load`` runs — so that a timed run never profits from the run before it."""
     import toolcall_f1  # noqa: F401 - loaded, so that its modules are in sys.modules
 
     for modname, module in list(sys.modules.items()):
         if "toolcall_f1" not in modname or module is None:
             continue
-        for name in ("_CACHE", "_DIGESTS", "_FRACTIONS"):
+        for name in ("_CACHE", "_DIGESTS", "_FRACTIONS", "_GOLDS", "_EXAMPLE_TOOLS"):
             cache = getattr(module, name, None)
             if isinstance(cache, dict):
                 cache.clear()

@@ -214,6 +214,20 @@ class AnyOf:
                 plain = False
         _set(self, "plain", plain)
 
+    @classmethod
+    def _of(cls, values: tuple[Any, ...], optional: bool) -> AnyOf:
+        """``AnyOf(*values, optional=optional)`` for a reader that has checked ``values``
+        (a non-empty tuple) and ``optional`` (a bool)."""
+        accepted = _new(cls)
+        _set(accepted, "values", values)
+        _set(accepted, "optional", optional)
+        plain = True
+        for v in values:
+            if isinstance(v, (NestedAnswer, NestedList)):
+                plain = False
+        _set(accepted, "plain", plain)
+        return accepted
+
     def __repr__(self) -> str:
         inner = ", ".join(repr(v) for v in self.values)
         return f"AnyOf({inner}{', optional=True' if self.optional else ''})"
@@ -239,7 +253,7 @@ class GoldCall:
     def from_call(cls, call: Call) -> GoldCall:
         """A gold call accepting exactly the call's values (an :class:`AnyOf` kept as given)."""
         args = {
-            k: v if isinstance(v, AnyOf) else AnyOf(v) for k, v in call.arguments.items()
+            k: v if isinstance(v, AnyOf) else AnyOf._of((v,), False) for k, v in call.arguments.items()
         }
         return cls(call.name, MappingProxyType(args))
 
@@ -463,8 +477,8 @@ def _make_call(name: Any, raw_args: Any, fmt: str, budget: _Budget, gold: bool =
     if not isinstance(name, str) or not name.strip():
         raise ToolCallParseError(f"a call needs a non-empty string name, got {name!r}", format=fmt)
     args = _arguments_from(raw_args, name, fmt)
-    norm = normalize_value(args, fmt=fmt, budget=budget, gold=gold)
-    return Call(name, norm)
+    norm = normalize_value(args, fmt=fmt, budget=budget, gold=gold)  # a new dict
+    return Call._owned(name, norm)
 
 
 def coerce_structured(
@@ -506,7 +520,7 @@ def coerce_structured(
     if obj is None:
         return []
     if isinstance(obj, Call):
-        return [Call(obj.name, normalize_value(obj.arguments, fmt=fmt, budget=budget, gold=gold))]
+        return [Call._owned(obj.name, normalize_value(obj.arguments, fmt=fmt, budget=budget, gold=gold))]
     if isinstance(obj, str):
         if parse_text is None:
             raise ToolCallParseError(
@@ -664,7 +678,7 @@ def _bfcl_accepted(values: Any, where: str, *, nested: bool) -> AnyOf:
             accepted.append(normalize_value(v, fmt="bfcl"))
     if not accepted:
         accepted = [""]
-    return AnyOf(*accepted, optional=optional)
+    return AnyOf._of(tuple(accepted), optional)
 
 
 #: Strings shorter than this are within the size limit whatever else the value holds.

@@ -216,9 +216,10 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
     for pname, pschema in props.items():
         if type(pschema) is not dict and not isinstance(pschema, Mapping):
             pschema = {}
-        imp = pschema.get("importance", 1)
-        weight = _plain_weight(imp)
-        if weight is None:
+        imp = pschema.get("importance", _MISSING)
+        if imp is _MISSING:  # the common case: no importance, weight 1
+            weight = 1.0
+        else:
             weight = _check_weight(imp, f"tool {name!r} argument {pname!r} importance")
         has_default = "default" in pschema
         specs[pname] = ParamSpec(
@@ -438,9 +439,9 @@ def type_check(schema: Any, depth: int = 0) -> Callable[[Any], bool]:
     >>> type_check({"type": "array", "items": {"type": "string"}})(["a", 1])
     False
     """
-    if isinstance(schema, Mapping):
+    if type(schema) is dict or isinstance(schema, Mapping):
         declared = schema.get("type")
-        if isinstance(declared, str) and "anyOf" not in schema and "oneOf" not in schema:
+        if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
             t = TYPE_ALIASES.get(declared, declared)
             if t in _SCALAR_CHECKS:
                 return _SCALAR_CHECKS[t]

@@ -201,12 +201,15 @@ def _bounded_text(obj: Any, depth: int = 0) -> str:
     return repr(obj)
 
 
-#: Remembered readings of references (see ``ToolCallMetric._memo_reference``): gold calls by
+#: The latest readings of references (see ``ToolCallMetric._memo_reference``): gold calls by
 #: (calls' content, reference format, tool set), per-example tool sets by (tools' content,
-#: base tool set). Values over ``_MEMO_MAX_BYTES`` are not remembered, so the memos stay small.
+#: base tool set). Only a few, on purpose: they catch what repeats from one example to the
+#: next, while a large memo of gold calls, each a tree of objects the garbage collector must
+#: walk, made a corpus of all-different references 40% slower (measured). Values over
+#: ``_MEMO_MAX_BYTES`` are not remembered.
 _GOLDS: dict[tuple[bytes, str, int], tuple[ToolSet, list[GoldCall]]] = {}
 _EXAMPLE_TOOLS: dict[tuple[bytes | None, int], tuple[ToolSet, ToolSet, str]] = {}
-_MEMO_SIZE = 4096
+_MEMO_SIZE = 16
 _MEMO_MAX_BYTES = 65536
 
 
@@ -874,12 +877,13 @@ class ToolCallMetric:
     def _memo_reference(
         self, gold: Any, tools: Any, weights: Any, fmt: str, index: int | None,
     ) -> tuple[list[GoldCall], ToolSet, str]:
-        """:meth:`_reference`, remembered by content: a corpus (and every evaluation of the
-        same eval set) repeats its references and tool lists, and reading them is most of the
-        work after the prediction. Only plain data (dict, list, str, numbers) is remembered,
-        keyed by its ``marshal`` bytes, which tell apart any two values that could read
-        differently; gold calls are immutable, and the remembered ones are never handed out
-        (only a corpus without ``details`` reads through here)."""
+        """:meth:`_reference`, remembered by content for the next few examples: consecutive
+        examples often share their reference or tool list (several sampled answers to one
+        prompt, BFCL's entries with their tools), and reading them is most of the work after
+        the prediction. Only plain data (dict, list, str, numbers) is remembered, keyed by its
+        ``marshal`` bytes, which tell apart any two values that could read differently; gold
+        calls are immutable, and the remembered ones are never handed out (only a corpus
+        without ``details`` reads through here)."""
         t = type(gold)
         if t is dict and "calls" in gold and type(gold["calls"]) in (list, str):
             calls, raw_tools = gold["calls"], gold.get("tools")
