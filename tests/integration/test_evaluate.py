@@ -181,3 +181,32 @@ def test_adapter_reads_inputs_exactly_as_the_core_api() -> None:
     assert via["num_parse_errors"] == direct["num_parse_errors"] == 5
     assert [d["parse_error"] is None for d in via["details"]] == [d["parse_error"] is None for d in direct["details"]]
     assert {k: v for k, v in via.items() if k != "details"} == {k: v for k, v in direct.items() if k != "details"}
+
+
+def test_stored_inputs_round_trip_exactly() -> None:
+    """Plain data is stored as marshal bytes, other shapes as JSON; both read back exactly."""
+    from toolcall_f1 import toolcall_f1 as adapter
+
+    values = [
+        "[f(x=0.6)]",
+        [("f", {"x": 0.6, "y": -0.0, "z": 2**80, "s": "caf\u00e9 \ud800", "t": (1, [2.5e-300])})],
+        {"calls": [{"f": {"x": [0.1, ""]}}], "tools": [{"name": "f", "parameters": {"type": "dict"}}]},
+        None,
+    ]
+    for value in values:
+        stored = adapter._encode(value)
+        assert stored["__toolcall_f1__"] == "marshal"
+        back = adapter._decode(stored)
+        assert repr(back) == repr(value)
+    call = [Call("f", {"x": 0.6})]
+    stored = adapter._encode(call)
+    assert stored["__toolcall_f1__"] == "json"
+    assert adapter._decode(stored) == [{"name": "f", "arguments": {"x": 0.6}}]
+
+
+def test_a_damaged_stored_input_is_an_error_not_a_crash() -> None:
+    from toolcall_f1 import toolcall_f1 as adapter
+
+    for data in ("not base64!", "AAAA", adapter._encode([1, 2])["data"][:-4]):
+        with pytest.raises(ValueError, match="a stored toolcall_f1 input could not be read back"):
+            adapter._decode({"__toolcall_f1__": "marshal", "data": data})
