@@ -214,8 +214,9 @@ def run(records_limit: int | None = None, repeat: int = 5, evaluate: bool = True
         "record's prediction, reference and tools plus `ast.parse` of the prediction.",
         _table(columns, n, numbers["t_parse"], numbers["t_ast"]),
         f"The conformance file holds about {n / max(len(firsts), 1):.0f} records per BFCL entry, in a row, "
-        "so consecutive records share their tool schemas and the compiled tool set is reused. Without "
-        f"that — the first record of each entry only ({len(firsts):,} records, every tool set new):",
+        "so consecutive records share their reference and tool schemas, and the metric reuses its latest "
+        "readings of them (it remembers the last 16). Without that — the first record of each entry only "
+        f"({len(firsts):,} records, every reference and tool set new), the case of a real BFCL run:",
         _table(sub_columns, len(firsts), sub_numbers["t_parse"], sub_numbers["t_ast"]),
     ])
     print("\n== BFCL-style records ==\n" + markdown, flush=True)

@@ -47,7 +47,7 @@ def targets(tp: dict[str, Any] | None, bf: dict[str, Any] | None, gr: dict[str, 
             sub = bf["one_per_entry"]
             if "bfcl_rate" in sub:
                 sub_speedup = sub["ours_auto_rate"] / sub["bfcl_rate"]
-                rows.append(["… the same, one record per BFCL entry (no tool set reused)",
+                rows.append(["… the same, one record per BFCL entry (no reference or tool set reused)",
                              f"{sub_speedup:.2f}× ({fmt(sub['ours_auto_rate'])} vs {fmt(sub['bfcl_rate'])} records/s)",
                              _verdict(sub_speedup >= 1.5)])
         else:
