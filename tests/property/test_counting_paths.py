@@ -244,3 +244,32 @@ def test_compiled_type_check_is_type_ok(schema: Any, value: Any) -> None:
     from toolcall_f1.schema import type_check, type_ok
 
     assert type_check(schema)(value) == type_ok(value, schema)
+
+
+_SCHEMA_X = [{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}}]
+
+
+@pytest.mark.parametrize("reference", [
+    {"calls": [("f", {"x": 1})], "tools": None},
+    {"calls": [{"name": "f", "arguments": {"x": 1}}], "tools": {"name": "f"}},
+    {"calls": [{"name": "f", "arguments": {"x": 1}}], "tools": [{"name": ""}]},
+    {"calls": "[f(x=1)]", "tools": _SCHEMA_X},
+    {"calls": "[f(1)]", "tools": _SCHEMA_X},
+    {"calls": [{"name": "f", "arguments": {"x": 1}}], "tools": []},
+    "[f(x=1)",
+    [Call("f", {"x": 1})],
+    42,
+], ids=["tools-none", "tools-dict", "tool-unnamed", "text", "positional", "tools-empty", "broken-text",
+        "call-objects", "a-number"])
+def test_both_routes_read_a_reference_alike(reference: Any) -> None:
+    """Results, signatures and error messages are the same with and without details."""
+    metric = ToolCallMetric()
+    outcomes = []
+    for details in (True, False):
+        try:
+            result = metric.compute(["[f(x=1)]"], [reference], return_details=details)
+            result.pop("details", None)
+            outcomes.append(result)
+        except ValueError as err:  # ToolCallParseError is a ValueError
+            outcomes.append(f"{type(err).__name__}: {err}")
+    assert outcomes[0] == outcomes[1]
