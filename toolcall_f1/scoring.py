@@ -213,6 +213,21 @@ _MEMO_SIZE = 16
 _MEMO_MAX_BYTES = 65536
 
 
+def _where(index: int | None) -> str:
+    """How an error names a reference: ``references[3]``, or ``references`` for a lone one."""
+    return "references" if index is None else f"references[{index}]"
+
+
+def _merge_example_tools(example_tools: Any, where: str) -> list[Mapping[str, Any]]:
+    """A reference's own ``tools``, merged by name; errors name the reference."""
+    if not isinstance(example_tools, list):
+        raise ValueError(f"{where}: 'tools' must be a list of function schemas")
+    try:
+        return merge_tools(example_tools)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+
+
 def _memo_key(value: Any) -> bytes | None:
     """``marshal`` bytes of plain data (equal bytes load back as equal data), or None for
     other objects and values too large to remember."""
@@ -258,17 +273,14 @@ def count_example(
     parse_error: str | None = None,
     tools_digest: str = "",
     per_tool_counts: bool = True,
-    details: bool = True,
 ) -> Score:
     """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
 
     ``per_tool_counts=False`` leaves ``Score.per_tool`` empty (for a corpus that does not
-    report it); ``details=False`` may leave the pairs' per-argument verdicts out (for a
-    corpus that does not return details); every count is the same.
+    report it); every other field is the same.
     """
     pairs, up, ug = match_indices(
-        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
-        details=details,
+        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults
     )
     tp, fp, fn, exact, h_tools, h_args, per_tool = _tally(
         preds, golds, toolset, pairs, up, ug, level == "call", per_tool_counts
@@ -315,11 +327,8 @@ def _tally(
     name_fn = toolset.name_canon
     spec_of = toolset.spec_for_weights
     exact = not up and not ug
-    sink: list[list[float]] = [[], [], []]
 
     def bucket(name: str) -> list[list[float]]:
-        if not per_tool_counts:
-            return sink
         # one row per tool however it was spelled: the schema's name, else the canonical one
         key = name_fn(name)
         declared = toolset.by_key.get(key)
@@ -370,17 +379,19 @@ def _tally(
             tp.extend(ptp)
             fp.extend(pfp)
             fn.extend(pfn)
-            b = bucket(golds[j].name)
-            b[0].extend(ptp)
-            b[1].extend(pfp)
-            b[2].extend(pfn)
+            if per_tool_counts:
+                b = bucket(golds[j].name)
+                b[0].extend(ptp)
+                b[1].extend(pfp)
+                b[2].extend(pfn)
         for i in up:
             call = preds[i]
             spec = spec_of(call.name)
             terms = [spec.weight]
             terms.extend(spec.weight * spec.arg_weight(k) for k in call.arguments)
             fp.extend(terms)
-            bucket(call.name)[1].extend(terms)
+            if per_tool_counts:
+                bucket(call.name)[1].extend(terms)
         for j in ug:
             gold = golds[j]
             spec = spec_of(gold.name)
@@ -389,7 +400,8 @@ def _tally(
                 spec.weight * spec.arg_weight(k) for k, acc in gold.arguments.items() if not acc.optional
             )
             fn.extend(terms)
-            bucket(gold.name)[2].extend(terms)
+            if per_tool_counts:
+                bucket(gold.name)[2].extend(terms)
 
     h_tools = h_args = 0
     if toolset.has_schema:
@@ -665,11 +677,11 @@ class ToolCallMetric:
         Positional arguments in the reference are named through ``toolset`` merged with the
         reference's own ``tools``.
         """
-        where = "references" if index is None else f"references[{index}]"
+        where = _where(index)
         raw, example_tools = self._split_reference(reference, where)
         ts = toolset or self._toolset
         if example_tools:
-            ts = self._example_toolset(ts, example_tools, where)
+            ts, _ = self._with_example_tools(None, None, example_tools, content_key(example_tools), where)
         return self._read_gold(raw, reference_format, index, ts), example_tools
 
     @staticmethod
@@ -682,23 +694,11 @@ class ToolCallMetric:
         example_tools = reference.get("tools")
         if example_tools is None:
             return reference["calls"], None
-        if not isinstance(example_tools, list):
-            raise ValueError(f"{where}: 'tools' must be a list of function schemas")
-        try:
-            return reference["calls"], merge_tools(example_tools)
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
-
-    def _example_toolset(self, base: ToolSet, example_tools: list[Mapping[str, Any]], where: str,
-                         tools: Any = None, weights: Any = None) -> ToolSet:
-        try:
-            return self._toolset_for(tools, weights, example_tools, content_key(example_tools))
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
+        return reference["calls"], _merge_example_tools(example_tools, where)
 
     def _read_gold(self, raw: Any, reference_format: str | None, index: int | None, ts: ToolSet) -> list[GoldCall]:
         fmt = reference_format or self.reference_format
-        where = "references" if index is None else f"references[{index}]"
+        where = _where(index)
         try:
             if fmt == "bfcl":
                 return bfcl_gold(raw, where)
@@ -840,8 +840,9 @@ class ToolCallMetric:
         fill_defaults = fmt != "bfcl"
         level, matching, canon = self.level, self.matching, self._canon
         call_level = level == "call"
+        base = self._toolset_for(tools, weights, None)
         for i, p, g in self._examples(predictions, references, progress):
-            golds, toolset, digest = self._memo_reference(g, tools, weights, fmt, i)
+            golds, toolset, digest = self._memo_reference(g, base, tools, weights, fmt, i)
             preds, error = self.read_prediction(p, toolset, prediction_format=prediction_format, index=i)
             pairs, up, ug = match_indices(
                 preds, golds, toolset, canon=canon, matching=matching, level=level,
@@ -856,7 +857,7 @@ class ToolCallMetric:
         self, gold: Any, tools: Any, weights: Any, fmt: str, index: int | None,
     ) -> tuple[list[GoldCall], ToolSet, str]:
         """A reference → (gold calls, the tool set it is judged with, its tools' digest)."""
-        where = "references" if index is None else f"references[{index}]"
+        where = _where(index)
         raw, example_tools = self._split_reference(gold, where)
         example_key = content_key(example_tools) if example_tools else None
         toolset, digest = self._with_example_tools(tools, weights, example_tools, example_key, where)
@@ -875,7 +876,7 @@ class ToolCallMetric:
         return toolset, _tools_digest(example_tools, example_key)
 
     def _memo_reference(
-        self, gold: Any, tools: Any, weights: Any, fmt: str, index: int | None,
+        self, gold: Any, base: ToolSet, tools: Any, weights: Any, fmt: str, index: int | None,
     ) -> tuple[list[GoldCall], ToolSet, str]:
         """:meth:`_reference`, remembered by content for the next few examples: consecutive
         examples often share their reference or tool list (several sampled answers to one
@@ -883,7 +884,8 @@ class ToolCallMetric:
         the prediction. Only plain data (dict, list, str, numbers) is remembered, keyed by its
         ``marshal`` bytes, which tell apart any two values that could read differently; gold
         calls are immutable, and the remembered ones are never handed out (only a corpus
-        without ``details`` reads through here)."""
+        without ``details`` reads through here). ``base`` is the corpus's tool set without
+        per-example tools, ``self._toolset_for(tools, weights, None)``, made once per corpus."""
         t = type(gold)
         if t is dict and "calls" in gold and type(gold["calls"]) in (list, str):
             calls, raw_tools = gold["calls"], gold.get("tools")
@@ -891,13 +893,12 @@ class ToolCallMetric:
             calls, raw_tools = gold, None
         else:
             return self._reference(gold, tools, weights, fmt, index)
-        where = "references" if index is None else f"references[{index}]"
         if raw_tools is None:
-            toolset, digest = self._toolset_for(tools, weights, None), ""
+            toolset, digest = base, ""
         elif type(raw_tools) is not list:
             return self._reference(gold, tools, weights, fmt, index)
         else:
-            toolset, digest = self._memo_example_tools(raw_tools, tools, weights, where)
+            toolset, digest = self._memo_example_tools(raw_tools, base, tools, weights, index)
         key = _memo_key(calls)
         if key is None:
             return self._read_gold(calls, fmt, index, toolset), toolset, digest
@@ -910,20 +911,17 @@ class ToolCallMetric:
         return golds, toolset, digest
 
     def _memo_example_tools(
-        self, raw_tools: list[Any], tools: Any, weights: Any, where: str
+        self, raw_tools: list[Any], base: ToolSet, tools: Any, weights: Any, index: int | None
     ) -> tuple[ToolSet, str]:
         """Per-example tools → (tool set, digest), remembered by the raw list's content."""
-        base = self._toolset_for(tools, weights, None)
         key = _memo_key(raw_tools)
         slot = (key, id(base))
         if key is not None:
             hit = _EXAMPLE_TOOLS.get(slot)
             if hit is not None and hit[0] is base:
                 return hit[1], hit[2]
-        try:
-            example_tools = merge_tools(raw_tools) if raw_tools else None
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
+        where = _where(index)
+        example_tools = _merge_example_tools(raw_tools, where) if raw_tools else None
         # merging a list without repeated names keeps it as it is: the same content key
         same = key is not None and example_tools is not None and len(example_tools) == len(raw_tools)
         example_key = key if same else (content_key(example_tools) if example_tools else None)
