@@ -500,25 +500,16 @@ def _one_type_ok(value: Any, t: Any, schema: Mapping[str, Any]) -> bool:
     if not isinstance(t, str):
         return True
     t = TYPE_ALIASES.get(t, t)
-    if t == "string":
-        return isinstance(value, str)
-    if t == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if t == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if t == "any":
-        return True
-    if t == "boolean":
-        return isinstance(value, bool)
-    if t == "null":
-        return value is None
+    scalar = _SCALAR_CHECKS.get(t)
+    if scalar is not None:
+        return scalar(value)
     if t == "array":
-        if not isinstance(value, (list, tuple)):
+        if not _is_array(value):
             return False
         items = schema.get("items")
         return items is None or all(type_ok(v, items) for v in value)
     if t == "object":
-        if not isinstance(value, Mapping):
+        if not _is_object(value):
             return False
         props = schema.get("properties")
         if not isinstance(props, Mapping):
