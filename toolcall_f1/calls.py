@@ -206,27 +206,20 @@ class AnyOf:
     def __init__(self, *values: Any, optional: bool = False) -> None:
         if not values:
             raise ValueError("AnyOf: at least one accepted value is needed")
-        _set(self, "values", values)
-        _set(self, "optional", bool(optional))
-        plain = True
-        for v in values:
-            if isinstance(v, (NestedAnswer, NestedList)):
-                plain = False
-        _set(self, "plain", plain)
+        self._fill(values, bool(optional))
 
     @classmethod
     def _of(cls, values: tuple[Any, ...], optional: bool) -> AnyOf:
         """``AnyOf(*values, optional=optional)`` for a reader that has checked ``values``
         (a non-empty tuple) and ``optional`` (a bool)."""
         accepted = _new(cls)
-        _set(accepted, "values", values)
-        _set(accepted, "optional", optional)
-        plain = True
-        for v in values:
-            if isinstance(v, (NestedAnswer, NestedList)):
-                plain = False
-        _set(accepted, "plain", plain)
+        accepted._fill(values, optional)
         return accepted
+
+    def _fill(self, values: tuple[Any, ...], optional: bool) -> None:
+        _set(self, "values", values)
+        _set(self, "optional", optional)
+        _set(self, "plain", not any(isinstance(v, (NestedAnswer, NestedList)) for v in values))
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(v) for v in self.values)
@@ -317,22 +310,9 @@ def normalize_value(
             budget.spend(0, fmt)
         return value
     if t is dict:
-        out = {}
-        for k, v in value.items():
-            if type(k) is not str and not isinstance(k, str):
-                raise ToolCallParseError(
-                    f"object keys must be strings, got {type(k).__name__} {k!r}", format=fmt
-                )
-            budget.left -= len(k) + 2
-            if budget.left < 0:
-                budget.spend(0, fmt)
-            out[k] = normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget, gold=gold)
-        return out
+        return _normalize_object(value, fmt, depth, budget, gold)
     if t is list:
-        budget.left -= 2
-        if budget.left < 0:
-            budget.spend(0, fmt)
-        return [normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget) for v in value]
+        return _normalize_array(value, fmt, depth, budget)
     if value is None or isinstance(value, bool):
         budget.spend(4, fmt)
         return value
@@ -354,22 +334,28 @@ def normalize_value(
             "AnyOf (accepted values) belongs in a reference argument, not here", format=fmt
         )
     if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise ToolCallParseError(
-                    f"object keys must be strings, got {type(k).__name__} {k!r}", format=fmt
-                )
-            budget.spend(len(k) + 2, fmt)
-            out[k] = normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget, gold=gold)
-        return out
+        return _normalize_object(value, fmt, depth, budget, gold)
     if isinstance(value, (list, tuple)):
-        budget.spend(2, fmt)
-        return [normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget) for v in value]
+        return _normalize_array(value, fmt, depth, budget)
     kind = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}.get(
         type(value), f"a {type(value).__name__}"
     )
     raise ToolCallParseError(f"{kind} is not a JSON value", format=fmt)
+
+
+def _normalize_object(value: Mapping[Any, Any], fmt: str, depth: int, budget: _Budget, gold: bool) -> dict[str, Any]:
+    out = {}
+    for k, v in value.items():
+        if type(k) is not str and not isinstance(k, str):
+            raise ToolCallParseError(f"object keys must be strings, got {type(k).__name__} {k!r}", format=fmt)
+        budget.spend(len(k) + 2, fmt)
+        out[k] = normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget, gold=gold)
+    return out
+
+
+def _normalize_array(value: Sequence[Any], fmt: str, depth: int, budget: _Budget) -> list[Any]:
+    budget.spend(2, fmt)
+    return [normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget) for v in value]
 
 
 def _reject_constant(name: str) -> Any:
