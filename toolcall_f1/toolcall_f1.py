@@ -105,35 +105,15 @@ def _json_value(value: Any, depth: int = 0) -> Any:
     t = type(value)
     if t is str or t is int or t is float or t is bool or value is None:
         return value
-    if t is dict:  # plain JSON objects and arrays first: exactly what the general path does,
-        # handing back the value itself when nothing in it needs changing (no copy)
-        out: dict[Any, Any] | None = None
+    if t is dict:  # plain JSON objects and arrays first: exactly what the general path does
+        out = {}
         for k, v in value.items():
             if type(k) is not str and not isinstance(k, str):
                 raise TypeError(f"object keys must be strings, got {type(k).__name__} {k!r}")
-            tv = type(v)
-            nv = v if tv is str or tv is int or tv is float or tv is bool or v is None else _json_value(v, depth + 1)
-            if out is not None:
-                out[k] = nv
-            elif nv is not v:
-                out = {}
-                for k2, v2 in value.items():  # the keys before this one were kept as they are
-                    if k2 is k:
-                        break
-                    out[k2] = v2
-                out[k] = nv
-        return value if out is None else out
+            out[k] = _json_value(v, depth + 1)
+        return out
     if t is list:
-        items: list[Any] | None = None
-        for i, v in enumerate(value):
-            tv = type(v)
-            nv = v if tv is str or tv is int or tv is float or tv is bool or v is None else _json_value(v, depth + 1)
-            if items is not None:
-                items.append(nv)
-            elif nv is not v:
-                items = value[:i]
-                items.append(nv)
-        return value if items is None else items
+        return [_json_value(v, depth + 1) for v in value]
     if isinstance(value, (bool, int, float, str)):
         return value
     if _is_anyof(value):
