@@ -731,33 +731,22 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
     beats every other on FP+FN or, at equal cost, on the number of exact pairs.
     """
     n, m = len(exact_pairs), len(exact_pairs[0])
+    if n > m:  # the gold side is the smaller one: the same question about the transposed matrix
+        flipped = _forced_exact([list(column) for column in zip(*exact_pairs)])
+        return None if flipped is None else sorted((i, j) for j, i in flipped)
     pairs: list[tuple[int, int]] = []
     taken: set[int] = set()
-    if n <= m:
-        for i, row in enumerate(exact_pairs):
-            found = -1
-            for j, is_exact in enumerate(row):
-                if is_exact:
-                    if found >= 0:
-                        return None
-                    found = j
-            if found < 0 or found in taken:
-                return None
-            taken.add(found)
-            pairs.append((i, found))
-        return pairs
-    for j in range(m):
+    for i, row in enumerate(exact_pairs):
         found = -1
-        for i in range(n):
-            if exact_pairs[i][j]:
+        for j, is_exact in enumerate(row):
+            if is_exact:
                 if found >= 0:
                     return None
-                found = i
+                found = j
         if found < 0 or found in taken:
             return None
         taken.add(found)
-        pairs.append((found, j))
-    pairs.sort()
+        pairs.append((i, found))
     return pairs
 
 
