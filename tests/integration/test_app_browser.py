@@ -9,15 +9,14 @@ Skipped (with the reason) only when ``/usr/bin/chromium`` or Playwright is absen
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from .app_module import load_app
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -47,18 +46,6 @@ pytest.importorskip("gradio", reason="the app needs gradio (pip install -e .[app
 expect = playwright_api.expect
 
 
-def _load_app() -> ModuleType:
-    """Import ``app.py`` from the repository root (it is not part of the package)."""
-    if "app" in sys.modules and getattr(sys.modules["app"], "__file__", None) == str(ROOT / "app.py"):
-        return sys.modules["app"]
-    spec = importlib.util.spec_from_file_location("app", ROOT / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["app"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -67,7 +54,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def app_url() -> Iterator[str]:
-    app = _load_app()
+    app = load_app()
     blocks = app.build_demo()
     port = _free_port()
     blocks.launch(prevent_thread_lock=True, server_port=port, server_name="127.0.0.1", quiet=True)
@@ -109,7 +96,7 @@ def page(browser, app_url: str) -> Iterator[object]:
 
 
 def _choose_preset(pg, key: str) -> None:
-    app = _load_app()
+    app = load_app()
     # Empty the box first, so seeing the preset's text proves the preset event has landed
     # (the page opens with the seed preset already filled in).
     pg.fill("#predictions textarea", "")

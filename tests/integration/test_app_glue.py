@@ -7,34 +7,17 @@ the app itself computes nothing, it only calls ``ToolCallMetric.compute``.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from .app_module import load_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 pytest.importorskip("gradio", reason="the app needs gradio (pip install -e .[app])")
 pytest.importorskip("pandas", reason="the app needs pandas")
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_app() -> ModuleType:
-    """Import ``app.py`` from the repository root (it is not part of the package)."""
-    if "app" in sys.modules and getattr(sys.modules["app"], "__file__", None) == str(ROOT / "app.py"):
-        return sys.modules["app"]
-    spec = importlib.util.spec_from_file_location("app", ROOT / "app.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["app"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-app = _load_app()
+app = load_app()
 
 
 def run(pred: str, ref: str, tools: str = "", level: str = "call", **settings: str):
