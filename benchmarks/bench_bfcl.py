@@ -20,7 +20,6 @@ column scores the same records in the same process:
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 import types
@@ -142,28 +141,12 @@ def _columns(records: list[dict[str, Any]], repeat: int, evaluate: bool, check: 
     else:
         columns.append(("BFCL decode-and-check", None, f"skipped: {baseline}"))
 
-    def ast_floor() -> int:
-        ok = 0
-        for text in decoder_texts:
-            try:
-                ast.parse(text, mode="eval")
-                ok += 1
-            except SyntaxError:
-                pass
-        return ok
-
     def parse_floor() -> int:
-        ok = 0
-        for line, text in zip(lines, decoder_texts):
+        for line in lines:
             json.loads(line)
-            try:
-                ast.parse(text, mode="eval")
-                ok += 1
-            except SyntaxError:
-                pass
-        return ok
+        return common.ast_parse_all(decoder_texts)
 
-    t_ast, _ = best_of(ast_floor, repeat)
+    t_ast, _ = best_of(lambda: common.ast_parse_all(decoder_texts), repeat)
     t_json, _ = best_of(lambda: [json.loads(line) for line in lines], repeat)
     t_parse, _ = best_of(parse_floor, repeat)
     numbers.update(ast_floor_rate=rate(n, t_ast.best), json_floor_rate=rate(n, t_json.best),

@@ -12,7 +12,6 @@ Python-syntax predictions.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import time
 from typing import Any
@@ -50,17 +49,7 @@ def run(examples: int = 100_000, repeat: int = 3, evaluate: bool = True) -> dict
 
     t_json, _ = best_of(lambda: [json.loads(line) for line in lines], repeat)
 
-    def parse_all() -> int:
-        ok = 0
-        for text in python_texts:
-            try:
-                ast.parse(text, mode="eval")
-                ok += 1
-            except SyntaxError:
-                pass
-        return ok
-
-    t_ast, _ = best_of(parse_all, repeat)
+    t_ast, _ = best_of(lambda: common.ast_parse_all(python_texts), repeat)
 
     module = None
     load_seconds = None

@@ -6,6 +6,7 @@ generator is deterministic (seeded), so every run scores the same examples.
 
 from __future__ import annotations
 
+import ast
 import gc
 import json
 import os
@@ -89,6 +90,18 @@ def best_of(fn: Callable[[], Any], repeat: int, setup: Callable[[], None] | None
         result = fn()
         runs.append(time.perf_counter() - t0)
     return Timing(min(runs), runs), result
+
+
+def ast_parse_all(texts: Sequence[str]) -> int:
+    """The ``ast.parse`` floor: each text parsed as an expression; how many parse."""
+    ok = 0
+    for text in texts:
+        try:
+            ast.parse(text, mode="eval")
+            ok += 1
+        except SyntaxError:
+            pass
+    return ok
 
 
 def rate(n: int, seconds: float) -> float:
