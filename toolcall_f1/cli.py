@@ -356,10 +356,11 @@ def _examples(args: argparse.Namespace, pred_src: _Source, ref_src: _Source | No
         i += 1
 
 
-def _load_json_file(path: str, what: str) -> Any:
+def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
+    """The JSON value in ``path``, which must be a ``kind``; errors name the file."""
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+            value = json.load(fh)
     except OSError as err:
         raise InputError(f"{path}: cannot open {what}: {err.strerror or err}") from None
     except UnicodeDecodeError as err:
@@ -368,6 +369,9 @@ def _load_json_file(path: str, what: str) -> Any:
         raise InputError(
             f"{path}:{err.lineno}: invalid JSON in {what}: {err.msg} (column {err.colno})"
         ) from None
+    if not isinstance(value, kind):
+        raise InputError(f"{path}: expected {expected}, got {type(value).__name__}")
+    return value
 
 
 # --------------------------------------------------------------------------- output
@@ -619,18 +623,10 @@ def _check_args(args: argparse.Namespace) -> None:
 def _metric(args: argparse.Namespace) -> ToolCallMetric:
     tools = None
     if args.tools is not None:
-        tools = _load_json_file(args.tools, "tools")
-        if not isinstance(tools, list):
-            raise InputError(
-                f"{args.tools}: expected a JSON list of tool schemas, got {type(tools).__name__}"
-            )
+        tools = _load_json_file(args.tools, "tools", list, "a JSON list of tool schemas")
     weights = None
     if args.weights is not None:
-        weights = _load_json_file(args.weights, "weights")
-        if not isinstance(weights, dict):
-            raise InputError(
-                f"{args.weights}: expected a JSON object of tool weights, got {type(weights).__name__}"
-            )
+        weights = _load_json_file(args.weights, "weights", dict, "a JSON object of tool weights")
     try:
         from .schema import merge_tools
 
