@@ -96,8 +96,11 @@ class RecordingReward(ToolCallReward):
 
 
 @pytest.mark.slow
-def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None) -> None:
+@pytest.mark.parametrize("conversational", [False, True], ids=["standard", "conversational"])
+def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None, conversational: bool) -> None:
     tk = word_tokenizer()
+    if conversational:  # the prompts are messages, the completions assistant messages
+        tk.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
     config = transformers.GPT2Config(
         vocab_size=len(tk), n_layer=1, n_embd=16, n_head=2, n_positions=64,
         pad_token_id=tk.pad_token_id, eos_token_id=tk.eos_token_id, bos_token_id=tk.eos_token_id,
@@ -105,7 +108,9 @@ def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None) -> None:
     torch.manual_seed(0)
     model = transformers.GPT2LMHeadModel(config)
     train = datasets.Dataset.from_list([
-        {"prompt": p, "reference": ref, "tools": json.dumps(TOOLS)} for p, ref in EXAMPLES
+        {"prompt": [{"role": "user", "content": p}] if conversational else p, "reference": ref,
+         "tools": json.dumps(TOOLS)}
+        for p, ref in EXAMPLES
     ])
     reward = RecordingReward(level="arg", parse_error_reward=-1.0)
     args = trl.GRPOConfig(
@@ -119,18 +124,23 @@ def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None) -> None:
     trainer.train()
 
     assert reward.calls, "the trainer never called the reward"
-    by_prompt = dict(EXAMPLES)
+    by_prompt = {(json.dumps([{"role": "user", "content": p}]) if conversational else p): ref for p, ref in EXAMPLES}
     metric = ToolCallMetric("arg", tools=TOOLS)
     for call in reward.calls:
         n = len(call["completions"])
         assert n == 4 and len(call["prompts"]) == n and call["rewards"] and len(call["rewards"]) == n
         # the trainer's completions: the decoded completion ids, scored against each row's columns
-        assert call["completions"] == tk.batch_decode(call["completion_ids"], skip_special_tokens=True)
-        assert call["columns"]["reference"] == [by_prompt[p] for p in call["prompts"]]
+        texts = tk.batch_decode(call["completion_ids"], skip_special_tokens=True)
+        if conversational:
+            assert call["completions"] == [[{"role": "assistant", "content": t}] for t in texts]
+        else:
+            assert call["completions"] == texts
+        prompts = [json.dumps(p) if conversational else p for p in call["prompts"]]
+        assert call["columns"]["reference"] == [by_prompt[p] for p in prompts]
         assert call["columns"]["tools"] == [json.dumps(TOOLS)] * n
         assert "trainer_state" in call["trl_kwargs"]
         assert call["prompts"][0] == call["prompts"][1] and call["prompts"][2] == call["prompts"][3]
-        for text, ref, got in zip(call["completions"], call["columns"]["reference"], call["rewards"]):
+        for text, ref, got in zip(texts, call["columns"]["reference"], call["rewards"]):
             s = metric(text, ref)
             assert got == (-1.0 if s.parse_error else s.f1), text
 
