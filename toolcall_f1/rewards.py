@@ -234,12 +234,12 @@ class ToolCallReward:
         done: dict[tuple[bytes, bytes, bytes], tuple[float, bool]] = {}
         for row, completion in enumerate(completions):
             prediction = self._prediction(completion, row)
-            where = self._where(row, prompts)
-            row_tools = None if tools is None else self._tools(tools[row], where, decoded_tools)
-            key = _content_key(prediction, references[row], tools[row] if tools is not None else None)
+            raw_tools = None if tools is None else tools[row]
+            row_tools = None if raw_tools is None else self._tools(raw_tools, decoded_tools, row, prompts)
+            key = _content_key(prediction, references[row], raw_tools)
             hit = done.get(key) if key is not None else None
             if hit is None:
-                hit = self._reward(prediction, references[row], row_tools, where)
+                hit = self._reward(prediction, references[row], row_tools, row, prompts)
                 if key is not None:
                     done[key] = hit
             rewards.append(hit[0])
@@ -252,18 +252,21 @@ class ToolCallReward:
     # -- one completion -------------------------------------------------------------------
 
     def _reward(
-        self, prediction: Any, reference: Any, tools: list[Mapping[str, Any]] | None, where: str
+        self, prediction: Any, reference: Any, tools: list[Mapping[str, Any]] | None, row: int,
+        prompts: Sequence[Any] | None,
     ) -> tuple[float, bool]:
         """(reward, whether the completion failed to parse) for one completion."""
         if reference is None:
             raise ValueError(
-                f"ToolCallReward: column {self.reference_column!r}, {where}: the reference is missing "
-                "(None); write [] for an example where no call is expected"
+                f"ToolCallReward: column {self.reference_column!r}, {_where(row, prompts)}: the reference "
+                "is missing (None); write [] for an example where no call is expected"
             )
         try:
             s = self.metric(prediction, reference, tools=tools)
         except ValueError as err:  # the reference (a prediction's parse error is counted)
-            raise ValueError(f"ToolCallReward: column {self.reference_column!r}, {where}: {err}") from None
+            raise ValueError(
+                f"ToolCallReward: column {self.reference_column!r}, {_where(row, prompts)}: {err}"
+            ) from None
         if s.parse_error is not None:
             return self.parse_error_reward, True
         return _READERS[self.score](s), False
@@ -315,35 +318,40 @@ class ToolCallReward:
             raise ValueError(f"ToolCallReward: column {name!r}: expected one value per completion ({n}), got {got}")
         return values
 
-    def _tools(self, value: Any, where: str, decoded: dict[Any, list[Mapping[str, Any]] | None]) -> Any:
-        """One row's tools column → a list of schemas or None; each distinct value decoded once."""
+    def _tools(
+        self, value: Any, decoded: dict[Any, list[Mapping[str, Any]] | None], row: int,
+        prompts: Sequence[Any] | None,
+    ) -> list[Mapping[str, Any]] | None:
+        """One row's tools cell → a list of schemas or None; each distinct value read once."""
         key = value if isinstance(value, str) else _marshal(value)
         if key is not None and key in decoded:
             return decoded[key]
-        schemas = _read_tools(value, f"ToolCallReward: column {self.tools_column!r}, {where}")
+        where = f"ToolCallReward: column {self.tools_column!r}, {_where(row, prompts)}"
+        schemas = _read_tools(value, where)
         if schemas:
             try:  # a malformed schema: name the column and row, not only the tool
                 ToolCallMetric(tools=schemas)
             except ValueError as err:
-                raise ValueError(f"ToolCallReward: column {self.tools_column!r}, {where}: {err}") from None
+                raise ValueError(f"{where}: {err}") from None
         if key is not None:
             decoded[key] = schemas
         return schemas
 
-    @staticmethod
-    def _where(row: int, prompts: Sequence[Any] | None) -> str:
-        """How errors name a row: its position in the batch, and the start of its prompt."""
-        if prompts is None or row >= len(prompts):
-            return f"row {row}"
-        prompt = prompts[row]
-        if isinstance(prompt, list) and prompt and isinstance(prompt[-1], Mapping):
-            prompt = prompt[-1].get("content")
-        text = str(prompt)
-        return f"row {row} (prompt {text[:60] + '...' if len(text) > 60 else text!r})"
 
 
 # TRL's own keyword arguments, which are not dataset columns.
 _TRL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "environments"})
+
+
+def _where(row: int, prompts: Sequence[Any] | None) -> str:
+    """How errors name a row: its position in the batch, and the start of its prompt."""
+    if prompts is None or row >= len(prompts):
+        return f"row {row}"
+    prompt = prompts[row]
+    if isinstance(prompt, list) and prompt and isinstance(prompt[-1], Mapping):
+        prompt = prompt[-1].get("content")  # conversational: the last message
+    text = str(prompt)
+    return f"row {row} (prompt {text[:60] + '...' if len(text) > 60 else text!r})"
 
 
 def _assistant_message(message: Mapping[str, Any]) -> dict[str, Any] | None:

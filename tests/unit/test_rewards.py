@@ -425,3 +425,17 @@ def test_import_needs_no_trl() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[1.0]"
+
+
+def test_benchmark_script_runs() -> None:
+    # benchmarks/bench_rewards.py at its smallest size: it runs and every reward column agrees
+    # with the metric (never a timing assertion)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_rewards.py"), "--records", "40", "--batch", "16",
+         "--generations", "4", "--repeat", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "completions/s" in out.stdout
+    compared = [line for line in out.stdout.splitlines() if "reward, " in line and "identical" not in line]
+    assert len(compared) == 3 and all(line.rstrip().endswith(" yes |") for line in compared), out.stdout
