@@ -116,6 +116,8 @@ class ToolCallReward:
     ValueError: score: unknown value 'bleu'; expected one of 'f1', 'exact', 'precision', 'recall'
     """
 
+    __name__: str  # set per instance: the name TRL logs the reward under
+
     def __init__(
         self,
         level: str = "call",
