@@ -1,0 +1,153 @@
+"""ToolCallReward inside a real ``trl.GRPOTrainer`` run on CPU: a tiny GPT-2 and a word-level
+tokenizer built here (no Hub download), a dataset with ``prompt``, ``reference`` and ``tools``
+columns, two steps with ``num_generations=2``."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+datasets = pytest.importorskip("datasets")
+trl = pytest.importorskip("trl")
+
+from toolcall_f1 import ToolCallMetric  # noqa: E402
+from toolcall_f1.rewards import ToolCallReward  # noqa: E402
+
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},
+]
+# prompt -> gold calls; the model's words are spaced (the tokenizer splits on whitespace)
+EXAMPLES = [
+    ("weather in Paris =>", "[get_weather(city='Paris')]"),
+    ("time in Rome =>", "[get_time(city='Rome')]"),
+    ("weather in Oslo =>", "[get_weather(city='Oslo')]"),
+    ("hello =>", "[]"),
+]
+WORDS = sorted(
+    {w for prompt, _ in EXAMPLES for w in prompt.split()}
+    | {"[", "]", "(", ")", "=", ",", "get_weather", "get_time", "city", "'Paris'", "'Rome'", "'Oslo'", "ok"}
+)
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """No Hub, no network, caches under tmp_path."""
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.setenv(var, "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("WANDB_DISABLED", "true")
+    real_connect = socket.socket.connect
+
+    def local_only(sock: socket.socket, address: Any) -> Any:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1", "localhost"):
+            raise RuntimeError(f"test_grpo: network access attempted: {address!r}")
+        return real_connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", local_only)
+
+
+@pytest.fixture
+def one_thread() -> Iterator[None]:
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def word_tokenizer() -> Any:
+    specials = ["<pad>", "</s>", "<unk>"]
+    vocab = {tok: i for i, tok in enumerate(specials + WORDS)}
+    tk = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tk.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+    tk.decoder = tokenizers.decoders.WordPiece(prefix="##", cleanup=False)  # joins words with spaces
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tk, pad_token="<pad>", eos_token="</s>", unk_token="<unk>", padding_side="left",
+    )
+
+
+class RecordingReward(ToolCallReward):
+    """The reward, keeping what each call received and returned."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.calls: list[dict[str, Any]] = []
+
+    def __call__(self, prompts: Any = None, completions: Any = None, completion_ids: Any = None,
+                 **kwargs: Any) -> list[float]:
+        rewards = super().__call__(prompts=prompts, completions=completions, completion_ids=completion_ids, **kwargs)
+        self.calls.append({"prompts": list(prompts), "completions": list(completions),
+                           "completion_ids": [list(map(int, ids)) for ids in completion_ids],
+                           "columns": {k: list(v) for k, v in kwargs.items() if k in ("reference", "tools")},
+                           "trl_kwargs": sorted(k for k in kwargs if k not in ("reference", "tools")),
+                           "rewards": rewards})
+        return rewards
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("conversational", [False, True], ids=["standard", "conversational"])
+def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None, conversational: bool) -> None:
+    tk = word_tokenizer()
+    if conversational:  # the prompts are messages, the completions assistant messages
+        tk.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    config = transformers.GPT2Config(
+        vocab_size=len(tk), n_layer=1, n_embd=16, n_head=2, n_positions=64,
+        pad_token_id=tk.pad_token_id, eos_token_id=tk.eos_token_id, bos_token_id=tk.eos_token_id,
+    )
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(config)
+    train = datasets.Dataset.from_list([
+        {"prompt": [{"role": "user", "content": p}] if conversational else p, "reference": ref,
+         "tools": json.dumps(TOOLS)}
+        for p, ref in EXAMPLES
+    ])
+    reward = RecordingReward(level="arg", parse_error_reward=-1.0)
+    args = trl.GRPOConfig(
+        output_dir=str(tmp_path / "out"), per_device_train_batch_size=4, num_generations=2,
+        max_completion_length=8, max_steps=2, learning_rate=1e-3, beta=0.0, logging_steps=1,
+        report_to=[], use_cpu=True, bf16=False, gradient_checkpointing=False, save_strategy="no", disable_tqdm=True,
+        dataloader_num_workers=0, seed=0,
+    )
+    trainer = trl.GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=train,
+                              processing_class=tk)
+    trainer.train()
+
+    assert reward.calls, "the trainer never called the reward"
+    by_prompt = {(json.dumps([{"role": "user", "content": p}]) if conversational else p): ref for p, ref in EXAMPLES}
+    metric = ToolCallMetric("arg", tools=TOOLS)
+    for call in reward.calls:
+        n = len(call["completions"])
+        assert n == 4 and len(call["prompts"]) == n and call["rewards"] and len(call["rewards"]) == n
+        # the trainer's completions: the decoded completion ids, scored against each row's columns
+        texts = tk.batch_decode(call["completion_ids"], skip_special_tokens=True)
+        if conversational:
+            assert call["completions"] == [[{"role": "assistant", "content": t}] for t in texts]
+        else:
+            assert call["completions"] == texts
+        prompts = [json.dumps(p) if conversational else p for p in call["prompts"]]
+        assert call["columns"]["reference"] == [by_prompt[p] for p in prompts]
+        assert call["columns"]["tools"] == [json.dumps(TOOLS)] * n
+        assert "trainer_state" in call["trl_kwargs"]
+        assert call["prompts"][0] == call["prompts"][1] and call["prompts"][2] == call["prompts"][3]
+        for text, ref, got in zip(texts, call["columns"]["reference"], call["rewards"]):
+            s = metric(text, ref)
+            assert got == (-1.0 if s.parse_error else s.f1), text
+
+    # logged under the reward's name: the mean of what it returned, step by step
+    logged = [h for h in trainer.state.log_history if "rewards/toolcall_arg_f1/mean" in h]
+    assert len(logged) == 2
+    for entry, call in zip(logged, reward.calls):
+        assert entry["rewards/toolcall_arg_f1/mean"] == pytest.approx(sum(call["rewards"]) / 4, abs=1e-6)
+        if "log_metric" in call["trl_kwargs"]:  # TRL passes it since early 2026 (huggingface/trl#5233)
+            assert "toolcall_arg_f1/parse_error_rate" in entry
