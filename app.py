@@ -1281,18 +1281,18 @@ def on_json(view: View) -> tuple[str, bool]:
 
 def _input_boxes(first: Inputs) -> list[Any]:
     predictions = gr.Textbox(
-        first.predictions, label="Predictions (model output)", lines=4, max_lines=12,
+        first.predictions, label="Predictions (model output)", lines=3, max_lines=12,
         info="One example: the model output as-is, or a JSON list of calls. Several: a JSON list, one entry per example.",
         elem_id="predictions",
     )
     references = gr.Textbox(
-        first.references, label="References (gold calls)", lines=4, max_lines=12,
+        first.references, label="References (gold calls)", lines=3, max_lines=12,
         placeholder='[{"name": "search", "arguments": {"q": "cats"}}]',
         info="Same convention; BFCL possible answers with reference format 'bfcl'.",
         elem_id="references",
     )
     tools = gr.Textbox(
-        first.tools, label="Tool schemas (optional, JSON)", lines=2, max_lines=12,
+        first.tools, label="Tool schemas (optional, JSON)", lines=1, max_lines=12,
         placeholder='[{"name": "search", "importance": 2, "parameters": {...}}]',
         info='"importance" weights a tool or an argument; schemas flag hallucinations.',
         elem_id="tools",
@@ -1324,7 +1324,10 @@ def build_demo() -> gr.Blocks:
     with gr.Blocks(title="toolcall_f1 — tool-call F1", analytics_enabled=False) as blocks:
         gr.HTML(header_html(), css_template=_CSS, elem_id="header")
         with gr.Row(elem_id="presets"):
-            buttons = {key: gr.Button(p.label, size="sm", elem_id=f"preset-{key}") for key, p in PRESETS.items()}
+            buttons = {
+                key: gr.Button(p.label, size="sm", min_width=110, elem_id=f"preset-{key}")
+                for key, p in PRESETS.items()
+            }
         preset_info = gr.HTML(initial[0], css_template=_CSS, elem_id="preset-info")
         with gr.Row(equal_height=False):
             with gr.Column(scale=3, min_width=280):
