@@ -346,8 +346,8 @@ def preset_blurb(key: str | None) -> str:
 
     Examples
     --------
-    >>> preset_blurb("hermes")[:58]
-    '<div class="tc-blurb"><b>Hermes &lt;tool_call&gt;.</b> Herme'
+    >>> "<b>Hermes &lt;tool_call&gt;.</b>" in preset_blurb("hermes")
+    True
     >>> preset_blurb(None)
     ''
     """
@@ -899,7 +899,7 @@ def table_html(rows: Sequence[Row], errors_only: bool = False, cap: int = ROW_CA
     note = f"{len(shown)} row(s)" + (f" with errors, of {len(rows)}" if errors_only else "")
     if len(shown) > cap:
         shown = sorted(shown, key=lambda r: not r.is_error)[:cap]  # stable: example order kept
-        note = f"Showing {cap} of {note}: mismatches first. The CLI's --details writes them all."
+        note = f"Showing {cap} of {note}, mismatches first (the CLI's --details writes them all)"
     if not shown:
         body = '<tr><td colspan="6" class="tc-empty">Nothing to show: every call is exactly right.</td></tr>'
     else:
@@ -947,7 +947,7 @@ def chart_html(result: Mapping[str, Any] | None, cap: int = TOOL_CAP) -> str:
 def _literal(value: Any, what: str) -> str:
     text = repr(value)
     if len(text) > SNIPPET_CAP:
-        return f"...  # {what}: too long to inline here; load your own data"
+        return f"...  # {what}: too long to inline here; put your data here"
     return text
 
 
@@ -960,9 +960,11 @@ def python_snippet(inputs: Inputs) -> str:
     import toolcall_f1  # pip install ...
     <BLANKLINE>
     metric = toolcall_f1.load()  # or: evaluate.load("<org>/toolcall_f1")
+    predictions = ['[f()]']
+    references = ['[g()]']
     result = metric.compute(
-        predictions=['[f()]'],
-        references=['[g()]'],
+        predictions=predictions,
+        references=references,
         level='arg',
         per_tool=True,
     )
@@ -974,17 +976,17 @@ def python_snippet(inputs: Inputs) -> str:
         tools = read_tools(inputs.tools)
     except ValueError:  # shown in the error box; the snippet still shows the settings
         predictions, references, tools = ["..."], ["..."], None
-    args = [
-        f"predictions={_literal(predictions, 'the Predictions box')}",
-        f"references={_literal(references, 'the References box')}",
-    ]
+    data = [("predictions", predictions, "the Predictions box"), ("references", references, "the References box")]
     if tools is not None:
-        args.append(f"tools={_literal(tools, 'the Tool schemas box')}")
+        data.append(("tools", tools, "the Tool schemas box"))
+    args = [f"{name}={name}" for name, _, _ in data]
     args += [f"{k}={v!r}" for k, v in inputs.settings().items()]
+    assignments = "".join(f"{name} = {_literal(value, what)}\n" for name, value, what in data)
     body = "".join(f"    {a},\n" for a in [*args, "per_tool=True"])
     return (
         f"import toolcall_f1  # pip install {install}\n\n"
         f'metric = toolcall_f1.load()  # or: evaluate.load("{REPO_ID}")\n'
+        f"{assignments}"
         f"result = metric.compute(\n{body})\n"
         'print(result["f1"], result["signature"])'
     )
