@@ -1363,7 +1363,13 @@ def build_demo() -> gr.Blocks:
         private = {"api_visibility": "private", "show_progress": "hidden"}
         for key, button in buttons.items():
             button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **private)
-        for component in inputs:
+        # Text boxes: .change (gradio 6 fires .input on key presses only, not on a paste or a
+        # deletion); a preset's own fill triggers it too and recomputes the same result.
+        # Settings: .input (a user's choice; a preset has already scored its own settings).
+        # "always_last": while one compute runs, only the newest change waits (a debounce).
+        for component in boxes:
+            component.change(on_change, [*inputs, errors_only, json_open], outputs, trigger_mode="always_last", **private)
+        for component in settings:
             component.input(on_change, [*inputs, errors_only, json_open], outputs, trigger_mode="always_last", **private)
         compute.click(on_change, [*inputs, errors_only, json_open], outputs, **private)
         errors_only.input(on_filter, [view, errors_only], table, **private)
