@@ -871,14 +871,16 @@ def _adds(row: Row) -> str:
 def _row_html(row: Row) -> str:
     flags = "".join(f'<span class="tc-flag">{html.escape(f)}</span>' for f in row.flags)
     cells = (
-        ("#", str(row.example)),
+        ("Example", str(row.example)),
         ("Predicted", f"<code>{html.escape(row.pred)}</code>"),
         ("Gold", f"<code>{html.escape(row.gold)}</code>"),
         ("Outcome", OUTCOME_LABELS[row.outcome] + flags),
         ("Adds", _adds(row)),
         ("Arguments", html.escape(row.arguments)),
     )
-    tds = "".join(f'<td data-label="{label}">{value}</td>' for label, value in cells)
+    tds = "".join(
+        f'<td data-label="{label}"{"" if value else " class=tc-blank"}>{value}</td>' for label, value in cells
+    )
     return f'<tr class="tc-row tc-{row.outcome}">{tds}</tr>'
 
 
@@ -1232,6 +1234,7 @@ _CSS = """
   .tc-table tr { margin-bottom: 8px; border-radius: 6px; border: 1px solid var(--border-color-primary); }
   .tc-table td { border: none; padding: 2px 8px; }
   .tc-table td::before { content: attr(data-label) ": "; font-weight: 600; }
+  .tc-table td.tc-blank { display: none; }
   .tc-value { font-size: 1.4em; }
   .tc-card { flex: 1 1 40%; }
 }
@@ -1303,20 +1306,25 @@ def _input_boxes(first: Inputs) -> list[Any]:
 
 
 def _settings(first: Inputs) -> list[Any]:
-    return [
+    """The six settings; the two formats side by side (help on each is in "What ... mean")."""
+    settings = [
         gr.Radio(list(LEVELS), value=first.level, label="Level", elem_id="level",
                  info="call: a call counts only when exact · arg: credit per argument"),
         gr.Radio(list(MATCHINGS), value=first.matching, label="Matching", elem_id="matching",
                  info="optimal: fewest errors when a call fits several gold calls"),
         gr.Radio(list(CANONICALIZERS), value=first.canonicalizer, label="String canonicalizer",
-                 elem_id="canonicalizer", info="default: casefold, fold spaces · bfcl: BFCL's rule · exact"),
+                 elem_id="canonicalizer"),
         gr.Radio(list(NAME_CANONICALIZERS), value=first.name_canonicalizer, label="Tool names",
-                 elem_id="name-canonicalizer", info="underscore: math.factorial matches math_factorial"),
-        gr.Dropdown(list(PREDICTION_FORMATS), value=first.prediction_format, label="Prediction format",
-                    elem_id="prediction-format"),
-        gr.Dropdown(list(REFERENCE_FORMATS), value=first.reference_format, label="Reference format",
-                    elem_id="reference-format"),
+                 elem_id="name-canonicalizer"),
     ]
+    with gr.Row():
+        settings += [
+            gr.Dropdown(list(PREDICTION_FORMATS), value=first.prediction_format, label="Prediction format",
+                        elem_id="prediction-format", min_width=120),
+            gr.Dropdown(list(REFERENCE_FORMATS), value=first.reference_format, label="Reference format",
+                        elem_id="reference-format", min_width=120),
+        ]
+    return settings
 
 
 def build_demo() -> gr.Blocks:
