@@ -1368,7 +1368,10 @@ def build_demo() -> gr.Blocks:
 
         inputs = [*boxes, *settings]
         outputs = [preset_info, message, scores, table, chart, python, cli, raw, view]
-        private = {"api_visibility": "private", "show_progress": "hidden"}
+        # One queue for everything that computes or reads the stored view, one at a time, in
+        # the order the page sent them: a slower earlier compute can never land after a later one.
+        private = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score",
+                   "concurrency_limit": 1}
         for key, button in buttons.items():
             button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **private)
         # Text boxes: .change (gradio 6 fires .input on key presses only, not on a paste or a
@@ -1382,7 +1385,7 @@ def build_demo() -> gr.Blocks:
         compute.click(on_change, [*inputs, errors_only, json_open], outputs, **private)
         errors_only.input(on_filter, [view, errors_only], table, **private)
         raw_accordion.expand(on_json, view, [raw, json_open], **private)
-        raw_accordion.collapse(lambda: ("", False), None, [raw, json_open], **private)
+        raw_accordion.collapse(lambda: ("", False), None, [raw, json_open], **private)  # frees the page
         gr.api(score_api, api_name="score", api_description=API_DESCRIPTION)
     return blocks
 
