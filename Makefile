@@ -4,13 +4,21 @@ PIP ?= $(PYTHON) -m pip
 PIP_FLAGS ?= --quiet --disable-pip-version-check --root-user-action=ignore
 STAMP := .make-stamps
 
-.PHONY: run test install install-test chromium bench lint clean
+.PHONY: run test install install-test chromium venv-check bench lint clean
 
 $(STAMP):
 	mkdir -p $(STAMP)
 
+# pip refuses to install into a distribution's own Python (PEP 668): say what to do instead.
+# Run before each install (not when the stamps say everything is installed).
+venv-check:
+	@$(PYTHON) -c "import sys, sysconfig, os; sys.exit(sys.prefix == sys.base_prefix and os.path.exists(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))" \
+	|| { echo "This Python is managed by your system (PEP 668): make a virtual environment first:" >&2; \
+	     echo "  python3 -m venv .venv && . .venv/bin/activate && make $(or $(GOAL),$(MAKECMDGOALS))" >&2; exit 1; }
+
 # Runtime install: the package (editable) with evaluate/datasets.
 $(STAMP)/install: pyproject.toml requirements.txt | $(STAMP)
+	@$(MAKE) --no-print-directory venv-check GOAL="$(MAKECMDGOALS)"
 	$(PIP) install $(PIP_FLAGS) -e ".[evaluate]"
 	touch $@
 
@@ -19,18 +27,35 @@ install: $(STAMP)/install
 run: $(STAMP)/install
 	$(PYTHON) -m toolcall_f1 score --input examples/agent_traces.jsonl --tools examples/tools.json --per-tool
 
-# Test install: test extras, the CPU build of torch on this machine's disk, Debian's chromium.
+# Test install: torch (for the Trainer test), the test extras, Debian's chromium. From PyPI on
+# Linux torch is the CUDA build (a few GB); TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# fetches the CPU build (about 200 MB) instead.
+TORCH_INDEX ?=
 $(STAMP)/install-test: pyproject.toml requirements.txt | $(STAMP)
-	$(PIP) install $(PIP_FLAGS) torch==2.13.0
+	@$(MAKE) --no-print-directory venv-check GOAL="$(MAKECMDGOALS)"
+	$(PIP) install $(PIP_FLAGS) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) torch==2.13.0
 	$(PIP) install $(PIP_FLAGS) -e ".[test]"
 	touch $@
 
+# Debian's chromium for the browser tests. Without apt-get or root (macOS, Fedora, a normal
+# account) it says how to get one and returns: the rest of the suite runs and the browser tests
+# skip with the same advice. On CI (CI=true) a missing chromium is an error, never a skip.
+CHROMIUM_HELP := the browser tests need Chromium at /usr/bin/chromium (or set CHROMIUM=/path/to/chromium): \
+Debian/Ubuntu: sudo apt-get install chromium (or sudo make chromium); Fedora: sudo dnf install chromium; \
+macOS: brew install --cask chromium, then CHROMIUM=/Applications/Chromium.app/Contents/MacOS/Chromium. \
+Until then they are skipped; everything else runs.
+
 chromium:
-	@if [ ! -x /usr/bin/chromium ]; then \
-		echo "installing Debian's chromium for the browser test"; \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-		|| (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); \
-	fi
+	@if [ -x "$${CHROMIUM:-/usr/bin/chromium}" ]; then exit 0; fi; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && exit 0; \
+	elif command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+		echo "installing Debian's chromium for the browser tests (sudo)"; \
+		sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && exit 0; \
+	fi; \
+	echo "note: $(CHROMIUM_HELP)" >&2; \
+	case "$${CI:-}" in true|1|yes) echo "CI: chromium is required here" >&2; exit 1;; esac
 
 install-test: $(STAMP)/install-test chromium
 
@@ -43,7 +68,7 @@ bench: $(STAMP)/install-test
 	$(PYTHON) benchmarks/run_all.py
 
 lint:
-	$(PYTHON) -m ruff check toolcall_f1 tests app.py benchmarks
+	$(PYTHON) -m ruff check toolcall_f1 tests app.py toolcall_f1.py benchmarks
 	$(PYTHON) -m mypy toolcall_f1 app.py
 
 clean:

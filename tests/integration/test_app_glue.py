@@ -1,5 +1,5 @@
 """The Gradio app's glue functions, without a browser: presets, the input convention, the
-rendering of the metric's result, and readable errors for bad input.
+rendering of the metric's result, the reproduce snippets, and readable errors for bad input.
 
 The numbers asserted here are SPEC §9's worked examples (and hand counts for the presets);
 the app itself computes nothing, it only calls ``ToolCallMetric.compute``.
@@ -7,7 +7,11 @@ the app itself computes nothing, it only calls ``ToolCallMetric.compute``.
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import subprocess
+import sys
 
 import pytest
 
@@ -15,7 +19,6 @@ from .app_module import load_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 pytest.importorskip("gradio", reason="the app needs gradio (pip install -e .[app])")
-pytest.importorskip("pandas", reason="the app needs pandas")
 
 app = load_app()
 
@@ -30,8 +33,11 @@ def run(pred: str, ref: str, tools: str = "", level: str = "call", **settings: s
         "reference_format": "auto",
     }
     values.update(settings)
-    tools = values.pop("tools", tools)
-    return app.run(pred, ref, tools, level, **values)
+    return app.run(pred, ref, tools, level, *values.values())
+
+
+def _text(html_: str) -> str:
+    return html_.replace("&#x27;", "'").replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
 
 
 # --------------------------------------------------------------------------- presets
@@ -39,7 +45,8 @@ def run(pred: str, ref: str, tools: str = "", level: str = "call", **settings: s
 
 PRESET_EXPECTED = {
     # key: (f1, tp, fp, fn, exact_match)
-    "seed": (0.5, 1, 1, 1, 0.0),  # SPEC §9
+    "mixed": (0.5, 1, 1, 1, 0.0),  # SPEC §9
+    "greedy": (0.5, 1, 1, 1, 0.0),  # greedy strands 12B against "12A only"
     "bfcl": (2 / 3, 2, 1, 1, 0.0),  # two of three parallel calls exact, one wrong duration
     "weighted": (1 / 11, 1, 10, 10, 0.0),  # delete_account weighs 10: 2*1 / (2*1 + 10 + 10)
     "hermes": (0.8, 4, 1, 1, 0.0),  # arg level: 2 names + city + unit (default) agree; timezone wrong
@@ -48,38 +55,58 @@ PRESET_EXPECTED = {
 
 
 def test_every_preset_has_an_expectation() -> None:
-    assert set(app.PRESETS) == set(PRESET_EXPECTED)
+    assert list(app.PRESETS) == list(PRESET_EXPECTED)  # the first one is the landing page's
 
 
-@pytest.mark.parametrize("key", sorted(PRESET_EXPECTED))
+@pytest.mark.parametrize("key", list(PRESET_EXPECTED))
 def test_preset_scores(key: str) -> None:
     values = app.preset_values(key)
-    assert len(values) == 10  # nine inputs and the description
+    assert len(values) == 10  # nine inputs and the blurb
     result = app.score_inputs(*values[:9])
     f1, tp, fp, fn, em = PRESET_EXPECTED[key]
     assert result["f1"] == pytest.approx(f1)
     assert (result["tp"], result["fp"], result["fn"]) == (tp, fp, fn)
     assert result["exact_match"] == em
     assert result["num_parse_errors"] == 0
+    assert app.matching_preset(app.Inputs.of(*values[:9])) == key
 
 
-def test_seed_preset_is_the_page_default() -> None:
-    seed = app.PRESETS["seed"]
-    assert seed.predictions == '[search(q="cats"), delete_all()]'
-    assert seed.references == '[search(q="cats"), answer(a="meow")]'
+def test_greedy_preset_is_perfect_with_optimal_matching() -> None:
+    values = list(app.PRESETS["greedy"].inputs.values())
+    values[4] = "optimal"
+    view = app.run(*values)
+    assert (view.result["f1"], view.result["tp"], view.result["fp"], view.result["fn"]) == (1.0, 2, 0, 0)
+    assert app.matching_preset(view.inputs) is None  # the blurb goes: inputs no longer match
 
 
-def test_fill_preset_clears_the_outputs() -> None:
-    out = app.fill_preset("weighted")
-    assert len(out) == 10 + 5
-    message, scores, table, chart, raw = out[10:]
-    assert message == "" and "Compute" in scores and raw is None
-    assert table.empty and chart.empty
+def test_preset_click_returns_its_inputs_and_its_result() -> None:
+    out = app.on_preset("weighted", False, False)
+    assert out[:9] == app.PRESETS["weighted"].inputs.values()
+    blurb, message, scores = out[9:12]
+    assert "Weighted destructive tool." in blurb and message == ""
+    assert '<div class="tc-value">0.0909</div>' in scores
+
+
+def test_landing_page_is_scored_at_build_time() -> None:
+    blocks = app.build_demo()
+    scores = next(b for b in blocks.blocks.values() if getattr(b, "elem_id", None) == "scores")
+    assert '<div class="tc-value">0.5</div>' in scores.value
+
+
+def test_blurbs_escape_tags() -> None:
+    blurb = app.preset_blurb("hermes")
+    assert "<code>&lt;tool_call&gt;</code>" in blurb and "<tool_call>" not in blurb
+    assert "<b>F1 = 0.8</b>" in blurb
 
 
 def test_unknown_preset() -> None:
     with pytest.raises(KeyError):
         app.preset_values("nope")
+
+
+def test_auto_is_the_first_prediction_format() -> None:
+    assert app.PREDICTION_FORMATS[0] == "auto"
+    assert sorted(app.PREDICTION_FORMATS) == sorted(app.toolcall_f1.FORMATS)
 
 
 # --------------------------------------------------------------------------- the input convention
@@ -163,22 +190,8 @@ def test_read_tools_errors(text: str, message: str) -> None:
 @pytest.mark.parametrize(
     ("pred", "gold", "level", "settings", "counts", "f1"),
     [
-        (
-            '[search(q="cats"), answer(a="meow")]',
-            '[search(q="cats"), answer(a="meow")]',
-            "call",
-            {},
-            (2, 0, 0),
-            1.0,
-        ),
-        (
-            '[search(q="cats"), delete_all()]',
-            '[search(q="cats"), answer(a="meow")]',
-            "arg",
-            {},
-            (2, 1, 2),
-            4 / 7,
-        ),
+        ('[search(q="cats"), answer(a="meow")]', '[search(q="cats"), answer(a="meow")]', "call", {}, (2, 0, 0), 1.0),
+        ('[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]', "arg", {}, (2, 1, 2), 4 / 7),
         ("[s(q='b'), s(q='a')]", "[s(q='a'), s(q='b')]", "call", {}, (2, 0, 0), 1.0),
         ("[s(q='a'), s(q='a')]", "[s(q='a')]", "call", {}, (1, 1, 0), 2 / 3),
         ("[f(x=1, y=2)]", "[f(x=1, y=3)]", "call", {}, (0, 1, 1), 0.0),
@@ -186,40 +199,19 @@ def test_read_tools_errors(text: str, message: str) -> None:
         ('[f(city="  new   YORK ")]', '[f(city="New York")]', "call", {}, (1, 0, 0), 1.0),
         ('[f(d="Jan.28,2021")]', '[f(d="jan 28 2021")]', "call", {"canonicalizer": "bfcl"}, (1, 0, 0), 1.0),
         ('[f(d="Jan.28,2021")]', '[f(d="jan 28 2021")]', "call", {}, (0, 1, 1), 0.0),
-        (
-            "[delete_all()]",
-            "[]",
-            "call",
-            {"tools": '[{"name": "delete_all", "importance": 10}]'},
-            (0, 10, 0),
-            0.0,
-        ),
+        ("[delete_all()]", "[]", "call", {}, (0, 1, 0), 0.0),
         ("", "", "call", {}, (0, 0, 0), 1.0),
         ('["[g()]", "[]"]', '["[g()]", "[g()]"]', "call", {}, (1, 0, 1), 2 / 3),
     ],
-    ids=[
-        "identical",
-        "seed-arg",
-        "reordered",
-        "repeat",
-        "wrong-arg-call",
-        "wrong-arg-arg",
-        "default-canon",
-        "bfcl-canon",
-        "default-canon-strict",
-        "weighted-extra",
-        "empty",
-        "corpus",
-    ],
+    ids=["identical", "seed-arg", "reordered", "repeat", "wrong-arg-call", "wrong-arg-arg", "default-canon",
+         "bfcl-canon", "default-canon-strict", "extra", "empty", "corpus"],
 )
-def test_spec_worked_examples(
-    pred: str, gold: str, level: str, settings: dict, counts: tuple, f1: float
-) -> None:
-    message, scores, _table, _chart, raw = run(pred, gold, level=level, **settings)
-    assert 'id="error-box"' not in message
-    assert (raw["tp"], raw["fp"], raw["fn"]) == counts
-    assert raw["f1"] == pytest.approx(f1)
-    assert f'<div class="tc-value">{round(f1, 4)!r}</div>' in scores
+def test_spec_worked_examples(pred: str, gold: str, level: str, settings: dict, counts: tuple, f1: float) -> None:
+    view = run(pred, gold, level=level, **settings)
+    assert 'id="error-box"' not in view.message
+    assert (view.result["tp"], view.result["fp"], view.result["fn"]) == counts
+    assert view.result["f1"] == pytest.approx(f1)
+    assert f'<div class="tc-value">{round(f1, 4)!r}</div>' in app.scores_html(view.result)
 
 
 def test_run_is_compute_with_details() -> None:
@@ -227,82 +219,208 @@ def test_run_is_compute_with_details() -> None:
     import toolcall_f1
 
     pred, gold = '[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]'
-    raw = run(pred, gold)[4]
     direct = toolcall_f1.ToolCallMetric().compute([pred], [gold], per_tool=True, return_details=True)
-    assert raw == direct
+    assert run(pred, gold).result == direct
+
+
+# --------------------------------------------------------------------------- rows: what each adds
+
+
+def _sums(rows) -> tuple[float, float, float]:
+    return tuple(sum(r.counts[i] for r in rows) for i in range(3))
+
+
+@pytest.mark.parametrize("level", ["call", "arg"])
+@pytest.mark.parametrize("key", list(PRESET_EXPECTED))
+def test_row_counts_add_up_to_the_totals(key: str, level: str) -> None:
+    values = list(app.PRESETS[key].inputs.values())
+    values[3] = level
+    view = app.run(*values)
+    assert all(r.counts is not None for r in view.rows)
+    assert _sums(view.rows) == pytest.approx((view.result["tp"], view.result["fp"], view.result["fn"]))
+
+
+def test_weighted_rows_show_the_weight_at_both_levels() -> None:
+    values = list(app.PRESETS["weighted"].inputs.values())
+    call = app.run(*values).rows
+    assert [(r.outcome, r.weight, r.counts) for r in call] == [
+        ("exact", 1.0, (1.0, 0.0, 0.0)),
+        ("wrong", 10.0, (0.0, 10.0, 10.0)),
+    ]
+    values[3] = "arg"  # delete_account: name 10 + confirm 10 agree; user_id 10 disagrees
+    arg = app.run(*values).rows
+    assert [r.counts for r in arg] == [(2.0, 0.0, 0.0), (20.0, 10.0, 10.0)]
+    html_ = app.table_html(arg)
+    assert "TP +20 · FP +10 · FN +10" in html_ and "weight 10" in html_
+
+
+def test_unmatched_calls_at_arg_level_count_name_and_arguments() -> None:
+    """SPEC §7: an unmatched prediction adds its name and each argument to FP; an unmatched
+    gold its name and each non-optional argument to FN."""
+    view = run("[f(a=1, b=2)]", "[g(c=3)]", level="arg")
+    assert [(r.outcome, r.counts) for r in view.rows] == [("extra", (0, 3, 0)), ("missed", (0, 0, 2))]
+    view = run("[h()]", '[{"f": {"a": [1, ""], "b": [2]}}]', level="arg", reference_format="bfcl")
+    assert [(r.outcome, r.counts) for r in view.rows] == [("extra", (0, 1, 0)), ("missed", (0, 0, 2))]
+
+
+def test_hallucinations_are_flagged_per_row() -> None:
+    tools = '[{"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}]'
+    view = run('[search(q="cats", page=2), delete_all()]', '[search(q="cats")]', tools)
+    assert [r.flags for r in view.rows] == [("hallucinated argument page",), ("hallucinated tool",)]
+    assert (view.result["hallucinated_tools"], view.result["hallucinated_args"]) == (1, 1)
+    assert run('[search(q="cats", page=2)]', '[search(q="cats")]').rows[0].flags == ()  # no schemas
+
+
+def test_rows_never_show_counts_the_metric_did_not_count() -> None:
+    """Per-example schemas (in a reference wrapper) weigh calls the page cannot see: the rows
+    then say so instead of showing a wrong number."""
+    ref = json.dumps({"calls": [{"name": "f", "arguments": {}}], "tools": [{"name": "f", "importance": 5}]})
+    view = run("[g()]", ref)
+    assert (view.result["fp"], view.result["fn"]) == (1.0, 5.0)
+    assert [r.counts for r in view.rows] == [None, None]
+    assert "see the example totals" in app.table_html(view.rows)
 
 
 # --------------------------------------------------------------------------- rendering
 
 
-def test_seed_match_table_marks_unmatched_calls() -> None:
-    table = run('[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]')[2]
-    assert list(table.columns) == app.TABLE_COLUMNS
-    assert table.values.tolist() == [
-        [1, 'search(q="cats")', 'search(q="cats")', "exact (TP)", "q ✓ agree"],
-        [1, "delete_all()", "— (unmatched)", "unmatched prediction (FP)", ""],
-        [1, "— (unmatched)", 'answer(a="meow")', "unmatched gold (FN)", ""],
-    ]
+def test_table_rows_are_coloured_by_outcome() -> None:
+    view = run('[search(q="cats"), delete_all(), f(x=1)]', '[search(q="cats"), answer(a="meow"), f(x=2)]')
+    html_ = app.table_html(view.rows)
+    assert re.findall(r'<tr class="tc-row tc-(\w+)"', html_) == ["exact", "wrong", "extra", "missed"]
+    assert "3 row(s)" not in html_ and "4 row(s)" in html_
 
 
-def test_match_table_argument_verdicts() -> None:
-    table = run("[f(x=1, y=2, z=0)]", "[f(x=1, y=3, w=4)]", level="arg")[2]
-    (row,) = table.values.tolist()
-    assert row[3] == "not exact"
-    parts = row[4].split("; ")  # in the order the metric reports them
-    assert sorted(parts) == sorted(
-        ["x ✓ agree", "y ✗ disagree: 2 vs 3 (value)", "z + extra: 0", "w − missing: 4"]
-    )
+def test_errors_only_leaves_out_exact_pairs() -> None:
+    view = run('[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]')
+    html_ = app.table_html(view.rows, errors_only=True)
+    assert re.findall(r'<tr class="tc-row tc-(\w+)"', html_) == ["extra", "missed"]
+    assert "2 row(s) with errors, of 3" in html_
+    exact = run("[f()]", "[f()]")
+    assert "every call is exactly right" in app.table_html(exact.rows, errors_only=True)
 
 
-def test_match_table_shows_bfcl_alternatives() -> None:
-    values = app.preset_values("bfcl")
-    table = app.match_table(app.score_inputs(*values[:9]))
-    golds = table["Gold call"].tolist()
-    assert 'spotify.play(artist=("Taylor Swift" | "taylor swift"), duration=20)' in golds
-    assert 'spotify.play(artist="Maroon 5", duration=(15 | omitted))' in golds
-    assert table["Result"].tolist().count("exact (TP)") == 2
+def test_large_corpus_is_capped_with_mismatches_first() -> None:
+    n = 30
+    preds = json.dumps([f"[f(x={i})]" for i in range(n)])
+    refs = json.dumps([[{"name": "f", "arguments": {"x": i if i % 3 else -1}}] for i in range(n)])
+    view = run(preds, refs)
+    html_ = app.table_html(view.rows, cap=12)
+    outcomes = re.findall(r'<tr class="tc-row tc-(\w+)"', html_)
+    assert outcomes == ["wrong"] * 10 + ["exact"] * 2
+    assert "Showing 12 of 30 row(s), mismatches first" in html_
+    examples = re.findall(r'<td data-label="Example">(\d+)</td>', html_)
+    assert examples[:3] == ["1", "4", "7"]  # mismatches keep their example order
 
 
-def test_per_tool_frame() -> None:
-    chart = run('[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]')[3]
-    assert list(chart.columns) == app.CHART_COLUMNS
-    assert chart[["tool", "f1", "tp", "fp", "fn"]].values.tolist() == [
-        ["answer", 0.0, 0.0, 0.0, 1.0],
-        ["delete_all", 0.0, 0.0, 1.0, 0.0],
-        ["search", 1.0, 1.0, 0.0, 0.0],
-    ]
+def test_chart_is_sorted_worst_first_with_labels() -> None:
+    result = run('[search(q="cats"), delete_all(), f(x=1)]', '[search(q="cats"), answer(a="meow"), f(x=2)]').result
+    html_ = app.chart_html(result)
+    assert re.findall(r'<div class="tc-bar-name">([^<]+)</div>', html_) == ["answer", "delete_all", "f", "search"]
+    assert html_.count("tc-zero") == 3 and "width:100.0%" in html_
+    assert "F1 1.0 · P 1.0 R 1.0 · TP 1 FP 0 FN 0" in html_
+    assert "No tool calls on either side." in app.chart_html(run("", "").result)
+    capped = app.chart_html(result, cap=2)
+    assert capped.count('class="tc-bar-row"') == 2 and "and 2 more tools" in capped
 
 
-def test_scores_html_has_every_number_and_the_signature() -> None:
+def test_scores_html_has_every_number_explained() -> None:
     tools = '[{"name": "search", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}]'
-    message, scores, *_ = run('[search(q="cats", page=2), delete_all()]', '[search(q="cats")]', tools)
-    for element in (
-        "score-f1",
-        "score-precision",
-        "score-recall",
-        "score-exact-match",
-        "count-tp",
-        "count-fp",
-        "count-fn",
-        "count-num-parse-errors",
-        "count-hallucinated-tools",
-        "count-hallucinated-args",
-        "score-signature",
-    ):
+    view = run('[search(q="cats", page=2), delete_all()]', '[search(q="cats")]', tools)
+    scores = app.scores_html(view.result)
+    for element in ("score-f1", "score-precision", "score-recall", "score-exact-match", "count-tp", "count-fp",
+                    "count-fn", "count-num-parse-errors", "count-hallucinated-tools", "count-hallucinated-args",
+                    "score-signature"):
         assert f'id="{element}"' in scores
     assert "hallucinated tools <b>1</b>" in scores and "hallucinated args <b>1</b>" in scores
+    assert "weighted counts" in scores and "2·TP / (2·TP + FP + FN)" in scores
     assert "level:call|match:greedy|canon:default" in scores
-    assert message == ""
+    assert view.message == ""
 
 
 def test_html_is_escaped() -> None:
-    message = run('<tool_call>{"name": "<script>alert(1)</script>", </tool_call>', "[f()]")[0]
+    message = run('<tool_call>{"name": "<script>alert(1)</script>", </tool_call>', "[f()]").message
     assert 'id="parse-warning"' in message
     assert "<script>" not in message and "&lt;script&gt;" in message
-    message = run("[f()]", '[{"name": "<script>", "arguments": ')[0]
+    message = run("[f()]", '[{"name": "<script>", "arguments": ').message
     assert 'id="error-box"' in message
     assert "<script>" not in message and "&lt;script&gt;" in message
+    view = run('[{"name": "<b>x</b>", "arguments": {}}]', "[f()]")
+    assert "<b>x</b>" not in app.table_html(view.rows) + app.chart_html(view.result)
+
+
+def test_empty_references_get_a_hint() -> None:
+    view = run("[f()]", "  ")
+    assert 'id="references-hint"' in view.message and view.result["fp"] == 1
+    assert "references-hint" not in run("[f()]", "[f()]").message
+
+
+def test_header_links_to_the_metric_card_and_repository() -> None:
+    header = app.header_html("acme/toolcall_f1")
+    assert 'href="https://huggingface.co/spaces/acme/toolcall_f1/blob/main/README.md"' in header
+    assert 'href="https://huggingface.co/spaces/acme/toolcall_f1/tree/main"' in header
+    assert "href" not in app.header_html("")
+
+
+# --------------------------------------------------------------------------- reproduce it
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["bfcl", "weighted", "hermes", "corpus"])
+def test_python_snippet_reproduces_the_page(key: str) -> None:
+    inputs = app.PRESETS[key].inputs
+    snippet = app.python_snippet(inputs)
+    namespace: dict = {}
+    exec(compile(snippet.replace("print(", "(lambda *a: None)("), "<snippet>", "exec"), namespace)  # our own code
+    page = app.run(*inputs.values()).result
+    assert namespace["result"]["f1"] == page["f1"]
+    assert namespace["result"]["signature"] == page["signature"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["mixed", "bfcl", "weighted", "corpus"])
+def test_cli_snippet_reproduces_the_page(key: str, tmp_path) -> None:
+    inputs = app.PRESETS[key].inputs
+    script = app.cli_snippet(inputs).replace("toolcall-f1 score", f"{sys.executable} -m toolcall_f1 score")
+    script += " --format json"
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    page = app.run(*inputs.values()).result
+    assert (out["f1"], out["signature"]) == (page["f1"], page["signature"])
+
+
+def test_snippets_name_only_the_settings_that_differ() -> None:
+    snippet = app.python_snippet(app.PRESETS["bfcl"].inputs)
+    assert "matching='optimal'" in snippet and "canonicalizer='bfcl'" in snippet and "level=" not in snippet
+    cli = app.cli_snippet(app.PRESETS["bfcl"].inputs)
+    assert "--matching optimal --canonicalizer bfcl --prediction-format bfcl --reference-format bfcl" in cli
+    assert "--tools tools.json" in cli
+
+
+def test_snippets_do_not_inline_a_huge_corpus() -> None:
+    big = json.dumps([f"[f(x={i})]" for i in range(2000)])
+    inputs = app.Inputs(big, big)
+    snippet = app.python_snippet(inputs)
+    assert len(snippet) < 2000 and "too long to inline" in snippet
+    compile(snippet, "<snippet>", "exec")  # still valid Python
+    assert "too long to inline" in app.cli_snippet(inputs)
+
+
+# --------------------------------------------------------------------------- the API endpoint
+
+
+def test_score_api_returns_the_result_or_an_error() -> None:
+    assert app.score_api('[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]')["f1"] == 0.5
+    error = app.score_api("[f()]", "[f(")["error"]
+    assert error.startswith("references[0]: python") and "<" not in error
+
+
+def test_api_panel_shows_one_endpoint_without_doctest_markup() -> None:
+    info = app.build_demo().get_api_info()
+    assert list(info["named_endpoints"]) == ["/score"]
+    text = json.dumps(info)
+    assert ">>>" not in text and "Examples" not in text
 
 
 # --------------------------------------------------------------------------- bad input
@@ -311,50 +429,79 @@ def test_html_is_escaped() -> None:
 @pytest.mark.parametrize(
     ("pred", "ref", "tools", "settings", "needle"),
     [
-        (
-            '[search(q="cats")]',
-            '[{"name": "search", "arguments": ',
-            "",
-            {},
-            "references[0]: json: invalid JSON",
-        ),
+        ('[search(q="cats")]', '[{"name": "search", "arguments": ', "", {}, "references[0]: json: invalid JSON"),
         ('[search(q="cats")]', '[search(q="cats")', "", {}, "references[0]: python: unbalanced brackets"),
-        (
-            '[search(q="cats")]',
-            '[{"search": {"q": "cats"}}]',
-            "",
-            {"reference_format": "bfcl"},
-            "expected a list of accepted values",
-        ),
+        ('[search(q="cats")]', '[{"search": {"q": "cats"}}]', "", {"reference_format": "bfcl"},
+         "expected a list of accepted values"),
         ('[search(q="cats")]', '[search(q="cats")]', "[{", {}, "Tool schemas: invalid JSON"),
         ('[search(q="cats")]', '[search(q="cats")]', '[{"name": "search", "importance": -1}]', {}, "search"),
         ('["[f()]", "[g()]"]', "[f()]", "", {}, "predictions hold 2 example(s) but references hold 1"),
         ('[search(q="cats")]', "[" * 100_000, "", {}, "references[0]"),
         ('[search(q="cats")]', '[search(q="cats")]', "[" * 100_000, {}, "Tool schemas: JSON nested too deeply"),
+        ("[f()]", "[f()]", "", {"matching": "best"}, "matching"),
     ],
     ids=["ref-bad-json", "ref-bad-python", "ref-not-bfcl", "tools-bad-json", "negative-weight", "lengths",
-         "ref-too-deep", "tools-too-deep"],
+         "ref-too-deep", "tools-too-deep", "unknown-setting"],
 )
 def test_bad_input_is_a_readable_error(pred: str, ref: str, tools: str, settings: dict, needle: str) -> None:
-    message, scores, table, chart, raw = run(pred, ref, tools, **settings)
-    assert 'id="error-box"' in message and "Cannot score these inputs." in message
-    assert needle in message.replace("&#x27;", "'").replace("&quot;", '"')
-    assert "Traceback" not in message
-    assert raw is None and table.empty and chart.empty and scores == app.EMPTY_SCORES
+    view = run(pred, ref, tools, **settings)
+    assert 'id="error-box"' in view.message and "Cannot score these inputs." in view.message
+    assert needle in _text(view.message)
+    assert "Traceback" not in view.message
+    assert view.result is None and view.rows == ()
+    outputs = app.on_change(*view.inputs.values(), False, True)
+    assert outputs[2] == app.EMPTY_SCORES and outputs[3] == outputs[4] == outputs[7] == ""
 
 
 def test_deeply_nested_prediction_is_a_parse_error_in_the_page() -> None:
-    message, _scores, _table, _chart, raw = run("[" * 100_000, '[search(q="cats")]')
-    assert 'id="parse-warning"' in message and raw["num_parse_errors"] == 1
+    view = run("[" * 100_000, '[search(q="cats")]')
+    assert 'id="parse-warning"' in view.message and view.result["num_parse_errors"] == 1
 
 
 def test_unreadable_prediction_is_counted_not_fatal() -> None:
-    message, _scores, table, _chart, raw = run('<tool_call>{"name": "x", </tool_call>', '[search(q="cats")]')
-    assert 'id="parse-warning"' in message and "predictions[0]: hermes" in message
-    assert raw["num_parse_errors"] == 1 and (raw["tp"], raw["fp"], raw["fn"]) == (0, 0, 1)
-    rows = table.values.tolist()
-    assert rows[0][1] == "— (parse error)" and rows[0][4].startswith("predictions[0]: hermes")
-    assert rows[1][1:4] == ["— (unmatched)", 'search(q="cats")', "unmatched gold (FN)"]
+    view = run('<tool_call>{"name": "x", </tool_call>', '[search(q="cats")]')
+    assert 'id="parse-warning"' in view.message and "predictions[0]: hermes" in view.message
+    assert view.result["num_parse_errors"] == 1 and (view.result["tp"], view.result["fp"], view.result["fn"]) == (0, 0, 1)
+    assert [(r.outcome, r.counts) for r in view.rows] == [("parse", (0, 0, 0)), ("missed", (0, 0, 1))]
+    assert view.rows[0].arguments.startswith("predictions[0]: hermes")
+
+
+def _deep_any_of(depth: int) -> str:
+    schema = '{"type": "string"}'
+    for _ in range(depth):
+        schema = '{"anyOf": [' + schema + "]}"
+    return '[{"name": "f", "parameters": {"type": "object", "properties": {"a": ' + schema + "}}}]"
+
+
+HOSTILE = [
+    pytest.param(('[{"name": "\\ud800", "arguments": {}}]', '[{"name": "\\ud800", "arguments": {}}]', ""),
+                 id="lone-surrogate-tool-name"),
+    pytest.param(('[{"name": "f", "arguments": {"\\udfff": "\\ud800"}}]', "[f()]", ""), id="lone-surrogate-args"),
+    pytest.param(("[\ud800()]", "[f(\udc00=1)]", ""), id="lone-surrogate-text"),
+    pytest.param(("[f()]", "[f()]", '[{"name": "\\ud800"}]'), id="lone-surrogate-schema"),
+    pytest.param(("[f(a='x')]", "[f(a='x')]", _deep_any_of(500)), id="anyOf-500"),
+    pytest.param(("[f(a='x')]", "[f(a='x')]", _deep_any_of(5000)), id="anyOf-5000"),
+    pytest.param((None, "[f()]", ""), id="none-predictions"),
+    pytest.param(("[f()]", None, None), id="none-references-and-tools"),
+    pytest.param((None,) * 9, id="every-box-none"),
+    pytest.param(("[f()]", "[f()]", "", "call", None, None, "nonsense", "auto", "auto"), id="none-settings"),
+    pytest.param(("[f()]", "[f()]", "5"), id="tools-a-number"),
+    pytest.param(("[f()]", "[f()]", '[{"name": "f", "parameters": {"$ref": "#"}}]'), id="self-reference"),
+]
+
+
+@pytest.mark.parametrize("values", HOSTILE)
+def test_run_never_raises_and_the_page_can_send_the_outputs(values: tuple) -> None:
+    """issue 11: app.run, documented never to raise, raised on a lone surrogate, a deep anyOf
+    and a None box. Every output is also valid UTF-8 (the browser's JSON needs it)."""
+    values = tuple(values) + ("call", "greedy", "default", "exact", "auto", "auto")[len(values) - 3:]
+    view = app.run(*values[:9])
+    assert (view.result is None) == ('id="error-box"' in view.message)
+    outputs = app.on_change(*values[:9], False, True)
+    for out in outputs[:8]:
+        out.encode("utf-8")  # no lone surrogate reaches the browser
+    api = app.score_api(*[v if v is not None else "" for v in values[:9]])
+    json.dumps(api, ensure_ascii=False).encode("utf-8")
 
 
 # --------------------------------------------------------------------------- the page
@@ -367,22 +514,17 @@ def test_build_demo_has_the_elements_the_browser_test_uses() -> None:
     assert isinstance(blocks, gr.Blocks) and isinstance(app.demo, gr.Blocks)
     ids = {getattr(b, "elem_id", None) for b in blocks.blocks.values()}
     expected = {
-        "predictions",
-        "references",
-        "tools",
-        "level",
-        "matching",
-        "canonicalizer",
-        "name-canonicalizer",
-        "prediction-format",
-        "reference-format",
-        "compute",
-        "message",
-        "scores",
-        "match-table",
-        "per-tool-chart",
-        "raw-result",
-        "preset-info",
+        "predictions", "references", "tools", "level", "matching", "canonicalizer", "name-canonicalizer",
+        "prediction-format", "reference-format", "compute", "message", "scores", "match-table", "errors-only",
+        "per-tool-chart", "raw-result", "raw-accordion", "preset-info", "python-snippet", "cli-snippet", "help",
     }
     expected |= {f"preset-{key}" for key in app.PRESETS}
     assert expected <= ids
+
+
+def test_full_json_is_sent_only_when_asked() -> None:
+    view = app.run(*app.PRESETS["mixed"].inputs.values())
+    assert app.on_change(*view.inputs.values(), False, False)[7] == ""
+    assert '"signature"' in app.on_change(*view.inputs.values(), False, True)[7]
+    raw, is_open = app.on_json(view)
+    assert json.loads(raw) == view.result and is_open is True
