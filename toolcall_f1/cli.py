@@ -729,9 +729,10 @@ def _score(metric: ToolCallMetric, ex: _Example) -> Score:
         if err.where is not None and err.where.startswith("predictions"):
             raise InputError(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(str(err))}") from None
         raise _LineError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}") from None
-    except (ValueError, TypeError, RecursionError) as err:  # per-example tools that are not valid schemas
-        reason = "nested too deeply" if isinstance(err, RecursionError) else _strip_where(str(err))
-        raise _LineError(f"{ex.ref_src.where(ex.ref_line)}: reference: {reason}") from None
+    except (ValueError, TypeError) as err:  # per-example tools that are not valid schemas
+        raise _LineError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}") from None
+    except RecursionError:  # a schema (--tools or per-example) nested beyond what can be walked
+        raise InputError(f"{ex.ref_src.where(ex.ref_line)}: tool schemas nested too deeply") from None
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
