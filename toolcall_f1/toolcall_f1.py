@@ -6,13 +6,11 @@ copy of every class (``except toolcall_f1.ToolCallParseError`` catches what this
 and evaluate's loader names the package when it is not installed.
 
 Each input is stored as one exact JSON text (``datasets.Value("string")``), made when it is
-added: numpy values and other array-likes become plain values then; tuples, ``Call``/``AnyOf``
-objects, call objects and integers too long for ``json`` are marked and read back as they were.
+added and read back as the very input the core would be given (:mod:`toolcall_f1.stored`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +18,7 @@ import datasets
 import evaluate
 
 import toolcall_f1
+from toolcall_f1 import stored
 
 _CITATION = """\
 @inproceedings{patil2025bfcl,
@@ -47,7 +46,8 @@ Args:
         BFCL ``{name: {args}}``), or an OpenAI assistant message.
     references: per example, the gold calls in the same shapes, a BFCL possible answer
         (with ``reference_format="bfcl"``), or ``{"calls": ..., "tools": [...]}`` with
-        per-example tool schemas.
+        per-example tool schemas. numpy arrays and values (``datasets`` numpy-format columns)
+        are read as the equal plain values, for predictions too.
     level: "call" (a call is a TP only on an exact match) or "arg" (partial credit per
         argument). Defaults to the config name ("call" unless loaded as "arg").
     matching: "greedy" (default) or "optimal" (fewest FP+FN, scipy's assignment).
@@ -68,6 +68,10 @@ Returns:
     exact_match: fraction of examples whose calls all match exactly (BFCL's accuracy).
     tp, fp, fn: weighted counts. num_examples, num_parse_errors, hallucinated_tools,
     hallucinated_args: counts. signature: every setting that changes the number.
+Raises:
+    ValueError: nothing was added (a corpus of zero examples has no score), an unreadable
+        reference (naming it: ``references[3]: ...``), or a bad setting;
+        ``toolcall_f1.ToolCallParseError`` for a prediction with ``on_parse_error="raise"``.
 Examples:
     >>> import toolcall_f1
     >>> metric = toolcall_f1.load()
@@ -78,105 +82,6 @@ Examples:
     >>> results["f1"], results["tp"], results["fp"], results["fn"]
     (0.5, 1.0, 1.0, 1.0)
 """
-
-_MARK = "__toolcall_f1__"  # a stored object with this key is one of the marked shapes below
-_MAX_NESTING = 200  # deeper than the core's own limit (64), which then reports it as it would
-_BIG_INT_BITS = 14_000  # json refuses integers over 4,300 digits (14,284 bits): those go as hex
-_NOT_JSON = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
-
-
-def _to_json(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain JSON data, marking what JSON cannot say; TypeError if not data."""
-    if depth > _MAX_NESTING:
-        raise ValueError(f"nested deeper than {_MAX_NESTING} levels")
-    t = type(value)
-    if t is str or t is float or t is bool or value is None:
-        return value
-    if t is int:
-        return value if value.bit_length() < _BIG_INT_BITS else {_MARK: "int", "hex": hex(value)}
-    if t is list:
-        return [_to_json(v, depth + 1) for v in value]
-    if t is dict:
-        return _object(value, depth)
-    if t is tuple:
-        return {_MARK: "tuple", "items": [_to_json(v, depth + 1) for v in value]}
-    if isinstance(value, toolcall_f1.AnyOf):
-        return {_MARK: "anyof", "optional": value.optional, "values": _to_json(list(value.values), depth)}
-    if isinstance(value, toolcall_f1.Call):
-        return {_MARK: "call", "name": value.name, "arguments": _to_json(dict(value.arguments), depth)}
-    if isinstance(value, (str, float)):  # subclasses (numpy's str_ and float64): json writes them as the base
-        return value
-    if isinstance(value, int):
-        return _to_json(int(value), depth)
-    if isinstance(value, Mapping):
-        return _object(dict(value), depth)
-    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy (and torch) arrays and scalars
-        return _to_json(value.tolist(), depth + 1)
-    name = getattr(value, "name", None)
-    for attr in ("arguments", "args", "input"):
-        if isinstance(name, str) and hasattr(value, attr):  # a call object of another library
-            return {_MARK: "object", "name": name, "arguments": _to_json(getattr(value, attr), depth + 1)}
-    raise TypeError(f"{_NOT_JSON.get(t, 'a ' + t.__name__)} is not a JSON value")
-
-
-def _object(value: dict[Any, Any], depth: int) -> dict[str, Any]:
-    for k in value:
-        if type(k) is not str:
-            if not isinstance(k, str):
-                raise TypeError(f"object keys must be strings, got {type(k).__name__} {k!r}")
-            return _object({str(k): v for k, v in value.items()}, depth)
-    out = {k: _to_json(v, depth + 1) for k, v in value.items()}
-    return {_MARK: "dict", "items": out} if _MARK in out else out
-
-
-def _store(value: Any) -> str:
-    """One input as the exact JSON text it is stored as; what is not data stores its error."""
-    if type(value) is str:
-        return json.dumps(value)
-    try:
-        return json.dumps(_to_json(value), allow_nan=True)
-    except (TypeError, ValueError, RecursionError) as err:
-        return json.dumps({_MARK: "error", "message": str(err)})
-
-
-def _revive(value: Any) -> Any:
-    """A stored JSON value back to the input it was made from (see :func:`_to_json`)."""
-    if isinstance(value, list):
-        return [_revive(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    mark = value.get(_MARK)
-    if mark is None:
-        return {k: _revive(v) for k, v in value.items()}
-    if mark == "tuple":
-        return tuple(_revive(v) for v in value["items"])
-    if mark == "int":
-        return int(value["hex"], 16)
-    if mark == "dict":
-        return {k: _revive(v) for k, v in value["items"].items()}
-    if mark == "anyof":
-        return toolcall_f1.AnyOf(*_revive(value["values"]), optional=value["optional"])
-    if mark == "call":
-        return toolcall_f1.Call(value["name"], _revive(value["arguments"]))
-    if mark == "object":
-        return _CallObject(value["name"], _revive(value["arguments"]))
-    if mark == "error":
-        return toolcall_f1.ToolCallParseError(value["message"], format="structured")
-    raise ValueError(f"a stored toolcall_f1 input has an unknown mark {mark!r}")
-
-
-def _load(text: str) -> Any:
-    """A stored input read back (the revival walk only when something was marked)."""
-    value = json.loads(text)
-    return _revive(value) if _MARK in text else value
-
-
-class _CallObject:
-    """A call object of another library, as stored: its ``name`` and ``arguments``."""
-
-    def __init__(self, name: str, arguments: Any) -> None:
-        self.name, self.arguments = name, arguments
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ToolcallF1(evaluate.Metric):
@@ -197,14 +102,14 @@ class ToolcallF1(evaluate.Metric):
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Add a batch (any input shape; each is stored as exact JSON text)."""
-        predictions = None if predictions is None else [_store(p) for p in predictions]
-        references = None if references is None else [_store(r) for r in references]
+        predictions = None if predictions is None else [stored.dumps(p) for p in predictions]
+        references = None if references is None else [stored.dumps(r) for r in references]
         super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one example (a prediction and its reference)."""
-        prediction = None if prediction is None else _store(prediction)
-        reference = None if reference is None else _store(reference)
+        prediction = None if prediction is None else stored.dumps(prediction)
+        reference = None if reference is None else stored.dumps(reference)
         super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
@@ -240,21 +145,6 @@ class ToolcallF1(evaluate.Metric):
             reference_format=reference_format, on_parse_error=on_parse_error,
         )
         return scorer.compute(
-            _Stored(predictions), _Stored(references), per_tool=per_tool, return_details=return_details,
+            stored.StoredInputs(predictions), stored.StoredInputs(references), per_tool=per_tool, return_details=return_details,
             progress=len(predictions) >= 50_000 if progress is None else progress,
         )
-
-
-class _Stored(Sequence[Any]):
-    """The stored inputs, read back one at a time as the scorer reaches them."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        self._texts = texts
-
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [_load(t) for t in self._texts[index]]
-        return _load(self._texts[index])

@@ -212,7 +212,7 @@ def test_stored_inputs_round_trip_exactly() -> None:
     call or a value, as the core reads them), AnyOf and Call objects stay themselves, floats
     keep every bit, integers beyond json's 4,300 digits survive, a user key equal to the mark
     is data."""
-    from toolcall_f1 import toolcall_f1 as adapter
+    from toolcall_f1 import stored as adapter
 
     values = [
         "[f(x=0.6)]",
@@ -230,20 +230,20 @@ def test_stored_inputs_round_trip_exactly() -> None:
     sys.set_int_max_str_digits(0)  # repr() of the 5,000-digit integers below
     try:
         for value in values:
-            text = adapter._store(value)
+            text = adapter.dumps(value)
             assert isinstance(text, str) and text.isascii()
             json.loads(text)  # plain JSON text
-            assert repr(adapter._load(text)) == repr(value)
+            assert repr(adapter.loads(text)) == repr(value)
     finally:
         sys.set_int_max_str_digits(limit)
 
 
 def test_numpy_values_become_plain_values_when_added() -> None:
-    from toolcall_f1 import toolcall_f1 as adapter
+    from toolcall_f1 import stored as adapter
 
     value = {"a": np.int64(3), "b": np.float32(0.5), "c": np.bool_(False), "d": np.array([[1, 2], [3, 4]]),
              "e": np.str_("x"), "f": np.array(["u", "v"]), "g": np.float64(0.1)}
-    back = adapter._load(adapter._store([("f", value)]))
+    back = adapter.loads(adapter.dumps([("f", value)]))
     assert back == [("f", {"a": 3, "b": 0.5, "c": False, "d": [[1, 2], [3, 4]], "e": "x", "f": ["u", "v"], "g": 0.1})]
     assert [type(v) for v in back[0][1].values()] == [int, float, bool, list, str, list, float]
 
