@@ -868,7 +868,7 @@ def _notes(result: Mapping[str, Any], args: argparse.Namespace) -> str:
         "signature: every setting that produced these numbers; quote it with the score.",
     ]
     if n_err:
-        notes.append(f"{n_err} prediction(s) could not be read: scored as no calls (where and why: stderr).")
+        notes.append(f"{n_err} prediction(s) could not be read: scored as no calls (where and why: on stderr, below).")
     more = "--details FILE ('-' for stdout)" if args.details is None else f"--details ({args.details})"
     notes.append(f"Per-example verdicts: {more}. What each number means: examples/README.md.")
     return "\n".join(notes)

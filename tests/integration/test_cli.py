@@ -462,6 +462,9 @@ def test_python_m_scores_the_bundled_example() -> None:
     for note in ["tp/fp/fn are weighted counts", "signature: every setting that produced these numbers",
                  "1 prediction(s) could not be read", "--details FILE", "examples/README.md"]:
         assert note in proc.stdout
+    readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")  # shows the notes and stderr as printed
+    for line in proc.stdout.splitlines()[-5:] + proc.stderr.splitlines():
+        assert line in readme, line
     assert proc.stdout.startswith("toolcall_f1 0.1.0: 26 examples from examples/agent_traces.jsonl")
     assert "f1                  0.6847" in proc.stdout
     assert "send_email              9   3   3     0.7500  0.7500  0.7500" in proc.stdout
