@@ -930,8 +930,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 when F1 is below ``--fail-under``, 2 on a usage or input error
-        (the message, naming the file and line, goes to stderr).
+        0 on success, 1 only when F1 is below ``--fail-under``, 2 on a usage or input error
+        (the message, naming the file and line, goes to stderr) — and on an unexpected error
+        (a bug), reported in one line, so that a CI gate never reads a crash as a low score.
 
     Examples
     --------
@@ -955,4 +956,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_score(args, sys.stdout)
     except InputError as err:
         _print_err(f"{PROG}: error: {err}")
+        return EXIT_USAGE
+    except Exception as err:  # noqa: BLE001 - the last resort: exit 1 must mean --fail-under only
+        _print_err(
+            f"{PROG}: error: unexpected {type(err).__name__}: {err} (a bug in toolcall-f1, set off "
+            "by this input: please report it with the input)"
+        )
         return EXIT_USAGE

@@ -260,3 +260,15 @@ def test_weights_file_error_names_it(tmp_path: Path, capsys: pytest.CaptureFixtu
     rc, out, err = score(capsys, "--input", str(TRACES), "--weights", str(w))
     assert (rc, out) == (2, "")
     assert f"{w}: weights" in err
+
+
+def test_an_unexpected_error_is_exit_2_not_the_fail_under_code(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise KeyError("cache")
+
+    monkeypatch.setattr(ToolCallMetric, "__call__", broken)
+    rc, out, err = score(capsys, "--input", str(TRACES), "--fail-under", "0.5")
+    assert (rc, out) == (2, "")
+    assert err.startswith("toolcall-f1: error: unexpected KeyError: 'cache' (a bug in toolcall-f1")
