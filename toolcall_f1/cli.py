@@ -878,9 +878,11 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
     """After the table, on stderr: warnings, then the predictions that could not be read."""
     if args.tools_field is not None and run.lines_with_tools == 0:
         run.warnings[f"--tools-field {args.tools_field!r} is absent from every line: no per-example tools"] = 1
+    n_err, n = result["num_parse_errors"], result["num_examples"]
+    if n_err * 2 > n:  # the rule of the core's compute() warning, in the CLI's words
+        run.warnings[f"{n_err} of {n} predictions could not be read: is --prediction-format {args.prediction_format!r} right?"] = 1
     for text, times in run.warnings.items():
         _print_err(f"{PROG}: warning: {text}" + (f" (x{times})" if times > 1 else ""))
-    n_err = result["num_parse_errors"]
     if n_err:
         shown = "" if n_err <= len(run.parse_errors) else f"; the first {len(run.parse_errors)}"
         _print_err(f"{PROG}: {n_err} prediction(s) could not be read (scored as no calls){shown}:")

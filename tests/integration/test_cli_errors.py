@@ -199,7 +199,8 @@ def test_unreadable_predictions_are_named_after_the_table(tmp_path: Path, capsys
     rc, out, err = score(capsys, "--input", str(inp))
     assert rc == 0
     assert "num_parse_errors    7" in out
-    lines = err.splitlines()
+    warning, *lines = err.splitlines()
+    assert warning == "toolcall-f1: warning: 7 of 8 predictions could not be read: is --prediction-format 'auto' right?"
     assert lines[0] == "toolcall-f1: 7 prediction(s) could not be read (scored as no calls); the first 5:"
     assert lines[1].startswith(f"  {inp}:2: python: unbalanced brackets")
     assert lines[5].startswith(f"  {inp}:6: python: ")
@@ -229,6 +230,14 @@ def test_tools_field_absent_from_every_line_warns(tmp_path: Path, capsys: pytest
     rc, out, err = score(capsys, "--input", str(inp), "--tools-field", "functions")
     assert rc == 0
     assert "toolcall-f1: warning: --tools-field 'functions' is absent from every line" in err
+
+
+def test_mostly_unreadable_predictions_question_the_format(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = score(capsys, "--input", str(TRACES), "--prediction-format", "bfcl")
+    assert rc == 0
+    assert "toolcall-f1: warning: 15 of 26 predictions could not be read: is --prediction-format 'bfcl' right?" in err
+    rc, out, err = score(capsys, "--input", str(TRACES))
+    assert "warning" not in err  # 1 of 26
 
 
 def test_python_warnings_from_the_scorer_go_to_stderr_once(
