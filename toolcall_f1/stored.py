@@ -81,6 +81,16 @@ def _object(value: dict[Any, Any], depth: int) -> dict[str, Any]:
 def dumps(value: Any) -> str:
     """One input as the exact JSON text it is stored as; what is not data stores its error.
 
+    Parameters
+    ----------
+    value
+        A prediction or a reference, in any shape the scorer reads.
+
+    Returns
+    -------
+    str
+        ASCII JSON text; :func:`loads` gives back the input (see the module docstring).
+
     Examples
     --------
     >>> dumps("[f(x=1)]")
@@ -123,20 +133,43 @@ def _revive(value: Any) -> Any:
         return _CallObject(value["name"], _revive(value["arguments"]))
     if mark == "error":
         return ToolCallParseError(value["message"], format="structured")
-    raise ValueError(f"a stored toolcall_f1 input has an unknown mark {mark!r}")
+    raise ValueError(f"unknown mark {mark!r}")
 
 
 def loads(text: str) -> Any:
     """A stored input read back (the revival walk only when something was marked).
+
+    Parameters
+    ----------
+    text
+        What :func:`dumps` wrote.
+
+    Returns
+    -------
+    Any
+        The input, with numpy values as plain values; an input that was not JSON data comes
+        back as the :class:`~toolcall_f1.ToolCallParseError` it gives.
+
+    Raises
+    ------
+    ValueError
+        For text that :func:`dumps` did not write (damaged storage), saying so.
 
     Examples
     --------
     >>> import numpy as np
     >>> loads(dumps({"a": np.int64(3), "b": np.array([0.5, 1.0])}))
     {'a': 3, 'b': [0.5, 1.0]}
+    >>> loads('{"__toolcall_f1__": "tuple"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: a stored toolcall_f1 input could not be read back: KeyError 'items'
     """
-    value = json.loads(text)
-    return _revive(value) if _MARK in text else value
+    try:
+        value = json.loads(text)
+        return _revive(value) if _MARK in text else value
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"a stored toolcall_f1 input could not be read back: {type(err).__name__} {err}") from None
 
 
 class _CallObject:

@@ -308,3 +308,12 @@ def test_non_json_inputs_are_the_parse_errors_of_the_core() -> None:
     assert "a set is not a JSON value" in result["details"][0]["parse_error"]
     with pytest.raises(toolcall_f1.ToolCallParseError, match=r"references\[0\]: structured: bytes"):
         toolcall_f1.load().compute(predictions=["[]"], references=[[("f", {"x": b"1"})]])
+
+
+def test_a_damaged_stored_input_is_an_error_saying_so() -> None:
+    from toolcall_f1 import stored
+
+    good = stored.dumps([("f", {"x": AnyOf(1, 2)})])
+    for text in ("not json", good[:-3], '{"__toolcall_f1__": "nope"}', '{"__toolcall_f1__": "anyof", "values": []}'):
+        with pytest.raises(ValueError, match="a stored toolcall_f1 input could not be read back"):
+            stored.loads(text)
