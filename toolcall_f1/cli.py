@@ -897,7 +897,7 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
     run = _Run([], {})
     stats = CorpusStats()
     with warnings.catch_warnings():
-        warnings.simplefilter("always")
+        warnings.simplefilter("always", UserWarning)  # the scorer's ToolCallWarning: every one, counted
         warnings.showwarning = _collect_warnings(run)
         metric = _metric(args)
         _stream(args, metric, stats, run, stdout)
