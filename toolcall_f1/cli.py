@@ -10,11 +10,16 @@ same data — same floats to the last digit, same ``signature``.
 Usage::
 
     toolcall-f1 score --input examples/agent_traces.jsonl --tools examples/tools.json --per-tool
-    toolcall-f1 score --predictions preds.jsonl --references refs.jsonl --format json
+    toolcall-f1 score --predictions preds.jsonl --references refs.jsonl --output-format json
+    toolcall-f1 score --input run.jsonl --output-format json --details -   # details, then summary
     python -m toolcall_f1 score --input run.jsonl --fail-under 0.8      # CI gate
 
-Exit codes: 0 success, 1 F1 below ``--fail-under``, 2 usage or input error (a bad line is
-named with its file and line number: ``refs.jsonl:17: invalid JSON: ...``).
+Exit codes: 0 success, 1 only for F1 below ``--fail-under``, 2 usage or input error. A line
+that cannot be used as input (not JSON, a missing field, an unreadable reference) is named
+with its file and line (``refs.jsonl:17: invalid JSON: ...``) and reading goes on, so one run
+lists them all (``--max-errors N`` stops early); then no scores are printed and the exit is 2.
+A prediction that cannot be read is model behaviour: scored as no calls, and named on stderr
+after the table (``preds.jsonl:3: python: unbalanced brackets ...``). Warnings go to stderr.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import json
 import math
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
@@ -210,8 +216,9 @@ class CorpusStats:
 @dataclass(frozen=True, slots=True)
 class _Line:
     line: int  # 1-based line number in its file
-    value: Any  # the parsed JSON value
+    value: Any  # the parsed JSON value (None when ``error`` says why there is none)
     nbytes: int  # bytes consumed up to and including this line (for the progress bar)
+    error: str | None = None  # why the line is not a JSON value
 
 
 class _Source:
@@ -226,42 +233,50 @@ class _Source:
         return f"{self.name}:{line}"
 
     def records(self) -> Iterator[_Line]:
-        """The non-blank lines, parsed (a blank line's bytes count towards the next one)."""
+        """The non-blank lines, parsed (a blank line's bytes count towards the next one); a
+        line that is not JSON comes with its ``error``, and reading goes on."""
         pending = 0
         for lineno, raw in enumerate(self._fh, 1):
             if not raw.strip():
                 pending += len(raw)
                 continue
             n, pending = len(raw) + pending, 0
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise InputError(
-                    f"{self.where(lineno)}: not valid UTF-8: {err.reason} at byte {err.start}"
-                ) from None
-            try:
-                value = json.loads(text.rstrip("\r\n"))
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    f"{self.where(lineno)}: invalid JSON: {err.msg} (column {err.colno})"
-                ) from None
-            except RecursionError:
-                raise InputError(f"{self.where(lineno)}: invalid JSON: nested too deeply") from None
-            yield _Line(lineno, value, n)
+            value, error = _parse_line(raw)
+            yield _Line(lineno, value, n, error)
 
     def count_rest(self) -> int:
         """Non-blank lines not read yet (not parsed: only counted)."""
         return sum(1 for raw in self._fh if raw.strip())
 
 
+def _parse_line(raw: bytes) -> tuple[Any, str | None]:
+    """One JSONL line → (value, None) or (None, why it is not a JSON value)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return None, f"not valid UTF-8: {err.reason} at byte {err.start}"
+    try:
+        return json.loads(text.rstrip("\r\n")), None
+    except json.JSONDecodeError as err:
+        return None, f"invalid JSON: {err.msg} (column {err.colno})"
+    except RecursionError:
+        return None, "invalid JSON: nested too deeply"
+    except ValueError as err:  # an integer of more than 4,300 digits
+        return None, f"invalid JSON: {err}"
+
+
+class _LineError(Exception):
+    """One input line that cannot be used: reported, and the run goes on (exit 2 at the end)."""
+
+
 def _field(src: _Source, rec: _Line, field: str) -> Any:
     if not isinstance(rec.value, Mapping):
-        raise InputError(
+        raise _LineError(
             f"{src.where(rec.line)}: expected a JSON object with a field {field!r}, "
             f"got {type(rec.value).__name__}"
         )
     if field not in rec.value:
-        raise InputError(f"{src.where(rec.line)}: missing field {field!r}")
+        raise _LineError(f"{src.where(rec.line)}: missing field {field!r}")
     return rec.value[field]
 
 
@@ -270,13 +285,13 @@ def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
     if tools is None:
         return reference
     if not isinstance(tools, list):
-        raise InputError(
+        raise _LineError(
             f"{src.where(rec.line)}: the tools field must be a list of function schemas, "
             f"got {type(tools).__name__}"
         )
     if isinstance(reference, Mapping):
         if "calls" in reference and isinstance(reference["calls"], (list, str)):
-            raise InputError(
+            raise _LineError(
                 f"{src.where(rec.line)}: the reference already has the {{'calls', 'tools'}} form; "
                 "put its tools there or drop --tools-field"
             )
@@ -284,7 +299,7 @@ def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
     elif reference is None:
         reference = []
     elif not isinstance(reference, (list, str)):
-        raise InputError(
+        raise _LineError(
             f"{src.where(rec.line)}: cannot attach tools to a reference of type {type(reference).__name__}"
         )
     return {"calls": reference, "tools": tools}
@@ -301,32 +316,44 @@ class _Example:
     ref_line: int
     ident: Any
     nbytes: int
+    has_tools: bool  # the line has the --tools-field
 
 
 _NO_ID = object()
 
 
-def _examples(args: argparse.Namespace, pred_src: _Source, ref_src: _Source | None) -> Iterator[_Example]:
-    """Pairs of (prediction, reference) from one file with two fields, or from two files."""
+class _Problems:
+    """Input lines that cannot be used: each reported on stderr as it is met, counted; the
+    run stops early after ``--max-errors`` of them."""
+
+    def __init__(self, max_errors: int | None) -> None:
+        self.count = 0
+        self.max_errors = max_errors
+
+    def add(self, message: str) -> None:
+        self.count += 1
+        _print_err(f"{PROG}: error: {message}")
+        if self.max_errors is not None and self.count >= self.max_errors:
+            raise InputError(f"stopped after --max-errors {self.max_errors} unusable input lines")
+
+
+def _examples(
+    args: argparse.Namespace, pred_src: _Source, ref_src: _Source | None, problems: _Problems
+) -> Iterator[_Example]:
+    """Pairs of (prediction, reference) from one file with two fields, or from two files;
+    a line that cannot be used goes to ``problems`` and the next one is read."""
+    pairs = _line_pairs(pred_src, ref_src)
+    for i, (prec, rrec) in enumerate(pairs):
+        try:
+            yield _example(args, i, pred_src, prec, ref_src or pred_src, rrec)
+        except _LineError as err:
+            problems.add(str(err))
+
+
+def _line_pairs(pred_src: _Source, ref_src: _Source | None) -> Iterator[tuple[_Line, _Line]]:
     if ref_src is None:
-        pf = args.prediction_field or "prediction"
-        rf = args.reference_field or "reference"
-        for i, rec in enumerate(pred_src.records()):
-            pred = _field(pred_src, rec, pf)
-            ref = _field(pred_src, rec, rf)
-            if args.tools_field is not None:
-                ref = _with_tools(pred_src, rec, ref, rec.value.get(args.tools_field))
-            yield _Example(
-                i,
-                pred,
-                ref,
-                pred_src,
-                rec.line,
-                pred_src,
-                rec.line,
-                rec.value.get(args.id_field, _NO_ID),
-                rec.nbytes,
-            )
+        for rec in pred_src.records():
+            yield rec, rec
         return
     p_iter, r_iter = pred_src.records(), ref_src.records()
     i = 0
@@ -342,18 +369,32 @@ def _examples(args: argparse.Namespace, pred_src: _Source, ref_src: _Source | No
                 f"{pred_src.name} has {np} examples but {ref_src.name} has {nr}; "
                 "line i of the predictions pairs with line i of the references"
             )
-        pred = _field(pred_src, prec, args.prediction_field) if args.prediction_field else prec.value
-        ref = _field(ref_src, rrec, args.reference_field) if args.reference_field else rrec.value
-        if args.tools_field is not None:
-            tools = rrec.value.get(args.tools_field) if isinstance(rrec.value, Mapping) else None
-            ref = _with_tools(ref_src, rrec, ref, tools)
-        ident: Any = _NO_ID
-        if args.reference_field and isinstance(rrec.value, Mapping):
-            ident = rrec.value.get(args.id_field, _NO_ID)
-        if ident is _NO_ID and args.prediction_field and isinstance(prec.value, Mapping):
-            ident = prec.value.get(args.id_field, _NO_ID)
-        yield _Example(i, pred, ref, pred_src, prec.line, ref_src, rrec.line, ident, prec.nbytes)
+        yield prec, rrec
         i += 1
+
+
+def _example(
+    args: argparse.Namespace, i: int, pred_src: _Source, prec: _Line, ref_src: _Source, rrec: _Line
+) -> _Example:
+    """One example from its line(s); raises :class:`_LineError` naming the file and line."""
+    two_files = pred_src is not ref_src
+    for src, rec in ((pred_src, prec), (ref_src, rrec)) if two_files else ((pred_src, prec),):
+        if rec.error is not None:
+            raise _LineError(f"{src.where(rec.line)}: {rec.error}")
+    pf = args.prediction_field or (None if two_files else "prediction")
+    rf = args.reference_field or (None if two_files else "reference")
+    pred = _field(pred_src, prec, pf) if pf else prec.value
+    ref = _field(ref_src, rrec, rf) if rf else rrec.value
+    has_tools = False
+    if args.tools_field is not None:
+        has_tools = isinstance(rrec.value, Mapping) and args.tools_field in rrec.value
+        ref = _with_tools(ref_src, rrec, ref, rrec.value.get(args.tools_field) if has_tools else None)
+    ident: Any = _NO_ID
+    if rf and isinstance(rrec.value, Mapping):
+        ident = rrec.value.get(args.id_field, _NO_ID)
+    if ident is _NO_ID and pf and isinstance(prec.value, Mapping):
+        ident = prec.value.get(args.id_field, _NO_ID)
+    return _Example(i, pred, ref, pred_src, prec.line, ref_src, rrec.line, ident, prec.nbytes, has_tools)
 
 
 def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
@@ -369,6 +410,10 @@ def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
         raise InputError(
             f"{path}:{err.lineno}: invalid JSON in {what}: {err.msg} (column {err.colno})"
         ) from None
+    except RecursionError:
+        raise InputError(f"{path}: invalid JSON in {what}: nested too deeply") from None
+    except ValueError as err:  # an integer of more than 4,300 digits
+        raise InputError(f"{path}: invalid JSON in {what}: {err}") from None
     if not isinstance(value, kind):
         raise InputError(f"{path}: expected {expected}, got {type(value).__name__}")
     return value
@@ -580,13 +625,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     out = p.add_argument_group("output")
     out.add_argument(
-        "--format", "-f", choices=("table", "json"), default="table", help="table (default) or json"
+        "--output-format",
+        "-o",
+        choices=("table", "json"),
+        default=None,
+        help="table (default) or json; with --details -, the details come first, one JSON line "
+        "per example, and the summary is the last line",
+    )
+    out.add_argument(  # deprecated spelling of --output-format: elsewhere 'format' names how input is read
+        "--format", "-f", dest="legacy_format", choices=("table", "json"), help=argparse.SUPPRESS
     )
     out.add_argument("--per-tool", action="store_true", help="also report TP/FP/FN and scores per tool")
     out.add_argument(
         "--details",
         metavar="FILE",
-        help="write per-example verdicts as JSONL (line number + Score.to_dict())",
+        help="write per-example verdicts as JSONL (line number + Score.to_dict(), the parse "
+        "error as file:line: format: reason); '-' writes them to stdout before the summary",
+    )
+    out.add_argument(
+        "--max-errors",
+        type=int,
+        metavar="N",
+        help="stop after N input lines that cannot be used (default: report them all, then exit 2)",
     )
     out.add_argument("--digits", type=int, default=4, metavar="N", help="decimals in the table (default 4)")
     out.add_argument(
@@ -618,6 +678,14 @@ def _check_args(args: argparse.Namespace) -> None:
         raise InputError(f"--fail-under must be between 0 and 1, got {args.fail_under}")
     if not 0 <= args.digits <= 17:
         raise InputError(f"--digits must be between 0 and 17, got {args.digits}")
+    if args.max_errors is not None and args.max_errors < 1:
+        raise InputError(f"--max-errors must be at least 1, got {args.max_errors}")
+    if args.legacy_format is not None:
+        _print_err(f"{PROG}: warning: --format/-f is deprecated, use --output-format/-o")
+        if args.output_format is None:
+            args.output_format = args.legacy_format
+    if args.output_format is None:
+        args.output_format = "table"
 
 
 def _metric(args: argparse.Namespace) -> ToolCallMetric:
@@ -628,16 +696,10 @@ def _metric(args: argparse.Namespace) -> ToolCallMetric:
     if args.weights is not None:
         weights = _load_json_file(args.weights, "weights", dict, "a JSON object of tool weights")
     try:
-        from .schema import merge_tools
-
-        merged = merge_tools(tools)
-    except ValueError as err:
-        raise InputError(f"{args.tools}: {err}") from None
-    try:
         return ToolCallMetric(
             args.level,
             canonicalizer=args.canonicalizer,
-            tools=merged,
+            tools=tools,
             weights=weights,
             matching=args.matching,
             name_canonicalizer=args.name_canonicalizer,
@@ -645,28 +707,32 @@ def _metric(args: argparse.Namespace) -> ToolCallMetric:
             reference_format=args.reference_format,
             on_parse_error=args.on_parse_error,
         )
-    except ValueError as err:
+    except (ValueError, TypeError, RecursionError) as err:  # schemas the core could not read
+        if isinstance(err, RecursionError):
+            err = ValueError("nested too deeply")
         culprit = args.weights if str(err).startswith("weights") and args.weights else args.tools
         raise InputError(f"{culprit}: {err}" if culprit else str(err)) from None
 
 
-def _strip_where(err: ToolCallParseError) -> str:
-    msg = str(err)
-    if err.where and msg.startswith(err.where + ": "):
-        msg = msg[len(err.where) + 2 :]
-    return msg
+def _strip_where(message: str) -> str:
+    """``predictions[3]: python: reason`` → ``python: reason``."""
+    head, sep, rest = message.partition(": ")
+    return rest if sep and (head.startswith("predictions") or head.startswith("references")) else message
 
 
 def _score(metric: ToolCallMetric, ex: _Example) -> Score:
-    """One example through ``ToolCallMetric.__call__``; errors name the file and line."""
+    """One example through ``ToolCallMetric.__call__``; errors name the file and line: a bad
+    reference is a :class:`_LineError`, a prediction with ``--on-parse-error raise`` stops."""
     try:
         return metric(ex.prediction, ex.reference, index=ex.index)
     except ToolCallParseError as err:
         if err.where is not None and err.where.startswith("predictions"):
-            raise InputError(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(err)}") from None
-        raise InputError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(err)}") from None
-    except ValueError as err:  # per-example tools that are not valid schemas
-        raise InputError(f"{ex.ref_src.where(ex.ref_line)}: reference: {err}") from None
+            raise InputError(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(str(err))}") from None
+        raise _LineError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}") from None
+    except (ValueError, TypeError) as err:  # per-example tools that are not valid schemas
+        raise _LineError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}") from None
+    except RecursionError:  # a schema (--tools or per-example) nested beyond what can be walked
+        raise InputError(f"{ex.ref_src.where(ex.ref_line)}: tool schemas nested too deeply") from None
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
@@ -678,76 +744,179 @@ def _show_progress(args: argparse.Namespace) -> bool:
         return False
 
 
-def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
-    """The ``score`` subcommand: stream, score, report. Raises :class:`InputError`."""
-    metric = _metric(args)
-    two_files = args.input is None
-    stats = CorpusStats()
-    with contextlib.ExitStack() as stack:
-        sources = []
-        for path in [args.predictions, args.references] if two_files else [args.input]:
-            if path == "-":
-                sources.append(_Source("<stdin>", sys.stdin.buffer, None))
-                continue
-            try:
-                fh = stack.enter_context(open(path, "rb"))
-            except OSError as err:
-                raise InputError(f"{path}: cannot open: {err.strerror or err}") from None
-            sources.append(_Source(path, fh, os.path.getsize(path) if os.path.isfile(path) else None))
-        pred_src, ref_src = sources[0], (sources[1] if two_files else None)
-        details: TextIO | None = None
-        if args.details is not None:
-            try:
-                details = stack.enter_context(open(args.details, "w", encoding="utf-8"))
-            except OSError as err:
-                raise InputError(f"{args.details}: cannot write details: {err.strerror or err}") from None
-        bar = None
-        if _show_progress(args):
-            from tqdm import tqdm
+def _write(stream: TextIO, text: str) -> None:
+    """Write ``text``; what the stream cannot encode (a lone surrogate in a tool name, or any
+    character on an ASCII terminal) is written as a backslash escape instead of failing."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
-            bar = stack.enter_context(
-                tqdm(
-                    total=pred_src.size,
-                    desc=PROG,
-                    unit="B",
-                    unit_scale=True,
-                    unit_divisor=1024,
-                    file=sys.stderr,
-                    dynamic_ncols=True,
-                )
-            )
-        for ex in _examples(args, pred_src, ref_src):
-            score = _score(metric, ex)
+
+def _print_err(text: str) -> None:
+    _write(sys.stderr, text + "\n")
+
+
+#: Unreadable predictions named on stderr after the table (all of them are in --details).
+SHOWN_PARSE_ERRORS = 5
+
+
+@dataclass
+class _Run:
+    """What one ``score`` run gathers besides the scores: for the report after the table."""
+
+    parse_errors: list[str]  # the first few, as file:line: format: reason
+    warnings: dict[str, int]  # message → times raised
+    lines_with_tools: int = 0
+
+
+def _open_sources(args: argparse.Namespace, stack: contextlib.ExitStack) -> list[_Source]:
+    sources = []
+    for path in [args.input] if args.input is not None else [args.predictions, args.references]:
+        if path == "-":
+            sources.append(_Source("<stdin>", sys.stdin.buffer, None))
+            continue
+        try:
+            fh = stack.enter_context(open(path, "rb"))
+        except OSError as err:
+            raise InputError(f"{path}: cannot open: {err.strerror or err}") from None
+        sources.append(_Source(path, fh, os.path.getsize(path) if os.path.isfile(path) else None))
+    return sources
+
+
+def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout: TextIO) -> TextIO | None:
+    if args.details is None:
+        return None
+    if args.details == "-":
+        return stdout
+    try:
+        return stack.enter_context(open(args.details, "w", encoding="utf-8", errors="backslashreplace"))
+    except OSError as err:
+        raise InputError(f"{args.details}: cannot write details: {err.strerror or err}") from None
+
+
+def _progress_bar(args: argparse.Namespace, stack: contextlib.ExitStack, size: int | None) -> Any:
+    if not _show_progress(args):
+        return None
+    from tqdm import tqdm
+
+    return stack.enter_context(
+        tqdm(total=size, desc=PROG, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, dynamic_ncols=True)
+    )
+
+
+def _detail_row(ex: _Example, score: Score, two_files: bool, parse_error: str | None) -> str:
+    row: dict[str, Any] = {"line": ex.pred_line}
+    if two_files:
+        row["reference_line"] = ex.ref_line
+    row["index"] = ex.index
+    if ex.ident is not _NO_ID:
+        row["id"] = ex.ident
+    row.update(score.to_dict())
+    row["parse_error"] = parse_error
+    return json.dumps(row, ensure_ascii=False, default=repr) + "\n"
+
+
+def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: CorpusStats, run: _Run, stdout: TextIO) -> None:
+    """Read, score and fold in every example; unusable lines are reported and skipped."""
+    problems = _Problems(args.max_errors)
+    with contextlib.ExitStack() as stack:
+        sources = _open_sources(args, stack)
+        pred_src, ref_src = sources[0], (sources[1] if len(sources) == 2 else None)
+        details = _open_details(args, stack, stdout)
+        bar = _progress_bar(args, stack, pred_src.size)
+        for ex in _examples(args, pred_src, ref_src, problems):
+            try:
+                score = _score(metric, ex)
+            except _LineError as err:
+                problems.add(str(err))
+                continue
             stats.add(score)
+            run.lines_with_tools += ex.has_tools
+            parse_error = None
+            if score.parse_error is not None:
+                parse_error = f"{pred_src.where(ex.pred_line)}: {_strip_where(score.parse_error)}"
+                if len(run.parse_errors) < SHOWN_PARSE_ERRORS:
+                    run.parse_errors.append(parse_error)
             if details is not None:
-                row: dict[str, Any] = {"line": ex.pred_line}
-                if two_files:
-                    row["reference_line"] = ex.ref_line
-                row["index"] = ex.index
-                if ex.ident is not _NO_ID:
-                    row["id"] = ex.ident
-                row.update(score.to_dict())
-                details.write(json.dumps(row, ensure_ascii=False, default=repr) + "\n")
+                _write(details, _detail_row(ex, score, ref_src is not None, parse_error))
             if bar is not None:
                 bar.update(ex.nbytes)
+    if problems.count:
+        raise InputError(f"{problems.count} input line(s) could not be used (above); no scores reported")
+    if not stats.num_examples:
+        names = args.input if args.input is not None else f"{args.predictions} and {args.references}"
+        raise InputError(f"no examples: nothing was read from {names} (empty, or only blank lines)")
 
+
+def _collect_warnings(run: _Run) -> Any:
+    """A ``showwarning`` that keeps each distinct message once (with a count) for stderr."""
+
+    def show(message: Warning | str, *_: Any, **__: Any) -> None:
+        text = str(message)
+        if text in run.warnings or len(run.warnings) < 100:
+            run.warnings[text] = run.warnings.get(text, 0) + 1
+
+    return show
+
+
+def _notes(result: Mapping[str, Any], args: argparse.Namespace) -> str:
+    """The lines under the table that say how to read it (for someone new to the tool)."""
+    n_err = result["num_parse_errors"]
+    notes = [
+        "",
+        "tp/fp/fn are weighted counts: a call counts its tool's weight (1 unless --tools or --weights set one).",
+        "f1/precision/recall are micro-averaged: counts summed over all examples, then divided.",
+        "signature: every setting that produced these numbers; quote it with the score.",
+    ]
+    if n_err:
+        notes.append(f"{n_err} prediction(s) could not be read: scored as no calls (where and why: on stderr, below).")
+    more = "--details FILE ('-' for stdout)" if args.details is None else f"--details ({args.details})"
+    notes.append(f"Per-example verdicts: {more}. What each number means: examples/README.md.")
+    return "\n".join(notes)
+
+
+def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> None:
+    """After the table, on stderr: warnings, then the predictions that could not be read."""
+    if args.tools_field is not None and run.lines_with_tools == 0:
+        run.warnings[f"--tools-field {args.tools_field!r} is absent from every line: no per-example tools"] = 1
+    n_err, n = result["num_parse_errors"], result["num_examples"]
+    if n_err * 2 > n:  # the rule of the core's compute() warning, in the CLI's words
+        run.warnings[f"{n_err} of {n} predictions could not be read: is --prediction-format {args.prediction_format!r} right?"] = 1
+    for text, times in run.warnings.items():
+        _print_err(f"{PROG}: warning: {text}" + (f" (x{times})" if times > 1 else ""))
+    if n_err:
+        shown = "" if n_err <= len(run.parse_errors) else f"; the first {len(run.parse_errors)}"
+        _print_err(f"{PROG}: {n_err} prediction(s) could not be read (scored as no calls){shown}:")
+        for line in run.parse_errors:
+            _print_err(f"  {line}")
+        if args.details is None:
+            _print_err(f"  (every example's verdict and parse error: --details FILE)")
+
+
+def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
+    """The ``score`` subcommand: stream, score, report. Raises :class:`InputError`."""
+    run = _Run([], {})
+    stats = CorpusStats()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)  # the scorer's ToolCallWarning: every one, counted
+        warnings.showwarning = _collect_warnings(run)
+        metric = _metric(args)
+        _stream(args, metric, stats, run, stdout)
     result = stats.result(metric.signature(example_tools_digests=stats.digests), per_tool=args.per_tool)
-    if args.format == "json":
-        text = json.dumps(result, indent=2, ensure_ascii=False)
+    if args.output_format == "json":
+        # with --details -, the details came first (one JSON line each): the summary is the last line
+        text = json.dumps(result, ensure_ascii=False, indent=None if args.details == "-" else 2)
     else:
-        source = args.input if not two_files else f"{args.predictions} vs {args.references}"
-        text = render_table(result, digits=args.digits, source=source)
+        source = args.input if args.input is not None else f"{args.predictions} vs {args.references}"
+        text = render_table(result, digits=args.digits, source=source) + "\n" + _notes(result, args)
     try:
-        stdout.write(text + "\n")
+        _write(stdout, text + "\n")
         stdout.flush()
     except BrokenPipeError:  # `toolcall-f1 score ... | head`: silence the exit-time flush
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stdout.fileno())
+    _report(run, result, args)
     if args.fail_under is not None and result["f1"] < args.fail_under:
-        print(
-            f"{PROG}: FAIL: f1 {result['f1']:.{args.digits}f} is below --fail-under {args.fail_under}",
-            file=sys.stderr,
-        )
+        _print_err(f"{PROG}: FAIL: f1 {result['f1']:.{args.digits}f} is below --fail-under {args.fail_under}")
         return EXIT_FAIL
     return EXIT_OK
 
@@ -763,8 +932,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 when F1 is below ``--fail-under``, 2 on a usage or input error
-        (the message, naming the file and line, goes to stderr).
+        0 on success, 1 only when F1 is below ``--fail-under``, 2 on a usage or input error
+        (the message, naming the file and line, goes to stderr) — and on an unexpected error
+        (a bug), reported in one line, so that a CI gate never reads a crash as a low score.
 
     Examples
     --------
@@ -787,5 +957,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_args(args)
         return run_score(args, sys.stdout)
     except InputError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
+        _print_err(f"{PROG}: error: {err}")
+        return EXIT_USAGE
+    except Exception as err:  # noqa: BLE001 - the last resort: exit 1 must mean --fail-under only
+        _print_err(
+            f"{PROG}: error: unexpected {type(err).__name__}: {err} (a bug in toolcall-f1, set off "
+            "by this input: please report it with the input)"
+        )
         return EXIT_USAGE

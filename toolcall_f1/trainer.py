@@ -13,12 +13,15 @@ tensor is recognised by its ``detach`` method), so ``import toolcall_f1`` stays 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["STRIP_MODES", "ToolCallComputeMetrics", "loggable", "make_compute_metrics", "token_rows"]
+from . import ToolCallMetric
+
+__all__ = ["COMPUTE_OPTIONS", "STRIP_MODES", "ToolCallComputeMetrics", "loggable", "make_compute_metrics", "token_rows"]
 
 #: The values ``strip_prompt`` accepts (``True`` means ``"auto"``, ``False`` means ``"none"``).
 STRIP_MODES = ("auto", "none", "inputs", "lengths", "marker", "labels")
@@ -26,19 +29,21 @@ STRIP_MODES = ("auto", "none", "inputs", "lengths", "marker", "labels")
 #: The value Trainer pads (and masks labels) with.
 IGNORE_INDEX = -100
 
-# Keyword arguments of the metric's compute(); the first group configures ToolCallMetric.
-_SETUP_KWARGS = (
-    "level",
-    "matching",
-    "canonicalizer",
-    "name_canonicalizer",
-    "prediction_format",
-    "reference_format",
-    "on_parse_error",
-)
-_CALL_KWARGS = ("tools", "weights", "per_tool", "return_details", "progress")
-_CORE_COMPUTE_KWARGS = ("tools", "weights", "prediction_format", "reference_format", "per_tool",
-                        "return_details", "progress")
+
+
+def _parameters(function: Any, *skip: str) -> tuple[str, ...]:
+    return tuple(p for p in inspect.signature(function).parameters if p not in skip)
+
+
+# The metric's compute options, from one source: the core's signatures. The evaluate module's
+# ``_compute`` takes exactly these (a test holds them equal). ``grammar`` is the seed's old
+# name for ``tools``.
+#: Options that configure :class:`~toolcall_f1.ToolCallMetric` (its constructor).
+SETUP_OPTIONS = _parameters(ToolCallMetric.__init__, "self", "grammar")
+#: Options of :meth:`ToolCallMetric.compute <toolcall_f1.ToolCallMetric.compute>`.
+CORE_COMPUTE_OPTIONS = _parameters(ToolCallMetric.compute, "self", "predictions", "references")
+#: Every option ``make_compute_metrics`` (and the evaluate module's ``compute``) accepts.
+COMPUTE_OPTIONS = SETUP_OPTIONS + tuple(k for k in CORE_COMPUTE_OPTIONS if k not in SETUP_OPTIONS)
 
 #: Per-tool scores flattened into the logged dict as ``per_tool/<name>/<stat>``.
 PER_TOOL_STATS = ("precision", "recall", "f1")
@@ -626,26 +631,23 @@ def _check_range(items: Sequence[Any], offset: int, n: int, what: str) -> None:
 
 
 def _resolve_metric(metric: Any, kwargs: dict[str, Any]) -> tuple[Any, bool]:
-    from .scoring import ToolCallMetric
-
-    known = _SETUP_KWARGS + _CALL_KWARGS
     for key in kwargs:
-        if key not in known:
+        if key not in COMPUTE_OPTIONS:
             raise TypeError(
                 f"make_compute_metrics: unknown compute option {key!r}; expected one of "
-                + ", ".join(repr(k) for k in known)
+                + ", ".join(repr(k) for k in COMPUTE_OPTIONS)
             )
     if isinstance(metric, ToolCallMetric):
         for key in kwargs:
-            if key not in _CORE_COMPUTE_KWARGS:
+            if key not in CORE_COMPUTE_OPTIONS:
                 raise ValueError(
                     f"{key}: set it on the ToolCallMetric(...) passed as metric=, "
                     "its compute() does not take it"
                 )
         return metric, True
     # Fail now, not after an epoch: the settings ToolCallMetric validates.
-    setup = {k: kwargs[k] for k in _SETUP_KWARGS if k in kwargs and kwargs[k] is not None}
-    ToolCallMetric(**setup, tools=kwargs.get("tools"), weights=kwargs.get("weights"))
+    setup = {k: kwargs[k] for k in SETUP_OPTIONS if k in kwargs and kwargs[k] is not None}
+    ToolCallMetric(**setup)
     if metric is None:
         from . import load
 

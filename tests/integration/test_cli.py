@@ -43,7 +43,7 @@ def write_json(path: Path, value: Any) -> Path:
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    rc = main(["score", "--format", "json", "--no-progress", *args])
+    rc = main(["score", "--output-format", "json", "--no-progress", *args])
     out, err = capsys.readouterr()
     assert rc == 0, err
     return json.loads(out)
@@ -290,8 +290,11 @@ def test_one_file_mode_with_custom_fields_and_per_example_tools(
     assert [d["line"] for d in written] == [1, 2, 3, 4, 5]
     assert [d["index"] for d in written] == [0, 1, 2, 3, 4]
     for d, w in zip(written, want_details):
-        assert {k: v for k, v in d.items() if k not in ("line", "index", "id")} == json.loads(json.dumps(w))
-    assert written[4]["parse_error"].startswith("predictions[4]: hermes: invalid JSON")
+        skip = ("line", "index", "id", "parse_error")
+        assert {k: v for k, v in d.items() if k not in skip} == {k: v for k, v in json.loads(json.dumps(w)).items() if k not in skip}
+    # the reason, named by file and line rather than by index
+    assert [d["parse_error"] is None for d in written] == [True] * 4 + [False]
+    assert written[4]["parse_error"].startswith(f"{inp}:5: hermes: invalid JSON")
 
 
 def test_details_in_two_file_mode_carry_both_line_numbers(
@@ -415,15 +418,16 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
 def test_progress_bar_goes_to_stderr_only_when_asked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    base = ["score", "--input", str(TRACES), "--format", "json"]
+    base = ["score", "--input", str(TRACES), "--tools", str(TOOLS), "--output-format", "json"]
     assert main([*base, "--progress"]) == 0
     out, err = capsys.readouterr()
     assert "toolcall-f1" in err and "100%" in err
     json.loads(out)  # stdout stays clean JSON
     assert main([*base, "--no-progress"]) == 0
-    assert capsys.readouterr().err == ""
+    quiet = capsys.readouterr().err
+    assert "100%" not in quiet and quiet.startswith("toolcall-f1: 1 prediction(s) could not be read")
     assert main(base) == 0  # stderr is not a terminal under pytest
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == quiet
 
 
 # --------------------------------------------------------------------------- as a subprocess
@@ -448,7 +452,19 @@ def test_python_m_scores_the_bundled_example() -> None:
         "score", "--input", "examples/agent_traces.jsonl", "--tools", "examples/tools.json", "--per-tool"
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
+    # what `make run` shows a newcomer: where and why the one unreadable prediction failed
+    assert proc.stderr.splitlines() == [
+        "toolcall-f1: 1 prediction(s) could not be read (scored as no calls):",
+        "  examples/agent_traces.jsonl:12: hermes: invalid JSON: Expecting ',' delimiter: line 1 column 61 "
+        """(char 60) (in '{"name": "get_order_status", "arguments": {"order_id": "E-5"')""",
+        "  (every example's verdict and parse error: --details FILE)",
+    ]
+    for note in ["tp/fp/fn are weighted counts", "signature: every setting that produced these numbers",
+                 "1 prediction(s) could not be read", "--details FILE", "examples/README.md"]:
+        assert note in proc.stdout
+    readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")  # shows the notes and stderr as printed
+    for line in proc.stdout.splitlines()[-5:] + proc.stderr.splitlines():
+        assert line in readme, line
     assert proc.stdout.startswith("toolcall_f1 0.1.0: 26 examples from examples/agent_traces.jsonl")
     assert "f1                  0.6847" in proc.stdout
     assert "send_email              9   3   3     0.7500  0.7500  0.7500" in proc.stdout
@@ -461,7 +477,7 @@ def test_python_m_json_matches_compute_and_exit_codes(tmp_path: Path) -> None:
         "examples/agent_traces.jsonl",
         "--tools",
         "examples/tools.json",
-        "--format",
+        "--output-format",
         "json",
         "--level",
         "arg",
@@ -487,7 +503,7 @@ def test_python_m_json_matches_compute_and_exit_codes(tmp_path: Path) -> None:
 def test_python_m_reads_stdin() -> None:
     stdin = TRACES.read_text(encoding="utf-8")
     proc = run_module(
-        "score", "--input", "-", "--tools", "examples/tools.json", "--format", "json", stdin=stdin
+        "score", "--input", "-", "--tools", "examples/tools.json", "--output-format", "json", stdin=stdin
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["f1"] == 76 / 111
@@ -608,7 +624,7 @@ def _peak_memory(path: Path) -> int:
     tracemalloc.start()
     try:
         rc = main(
-            ["score", "--input", str(path), "--no-progress", "--format", "json", "--details", os.devnull]
+            ["score", "--input", str(path), "--no-progress", "--output-format", "json", "--details", os.devnull]
         )
         return tracemalloc.get_traced_memory()[1]
     finally:

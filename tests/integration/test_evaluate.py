@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import random
+import shutil
+import sys
 import uuid
 from pathlib import Path
 
 import evaluate
+import numpy as np
 import pytest
 
 import toolcall_f1
@@ -107,9 +110,13 @@ def test_random_add_and_add_batch_splits_equal_one_shot(seed: int) -> None:
     assert module.compute(**BFCL, per_tool=True) == one_shot
 
 
-def test_compute_on_nothing_is_an_empty_corpus() -> None:
-    result = toolcall_f1.load().compute()
-    assert (result["num_examples"], result["f1"], result["exact_match"]) == (0, 1.0, 1.0)
+@pytest.mark.parametrize("second", [False, True], ids=["first", "second"])
+def test_compute_on_nothing_is_an_error_saying_so(second: bool) -> None:
+    module = toolcall_f1.load()
+    if second:
+        module.compute(predictions=["[f()]"], references=[[("f", {})]])
+    with pytest.raises(ValueError, match="nothing was added"):
+        module.compute()
 
 
 # ----------------------------------------------------------------------------- distributed
@@ -160,6 +167,23 @@ def test_two_process_run_equals_one_process(tmp_path, mode: str, split: str) -> 
     assert rank0 == single
 
 
+@pytest.mark.slow
+def test_two_process_run_with_nothing_anywhere_is_an_error_on_rank_0(tmp_path) -> None:
+    """Only a corpus empty on every rank is the error; rank 1 (empty too) just joins."""
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    experiment_id = f"test-{uuid.uuid4().hex}"
+    args = ([], [], "add", experiment_id, str(tmp_path / "cache"), queue)
+    procs = [ctx.Process(target=_rank, args=(rank, *args)) for rank in (0, 1)]
+    for proc in procs:
+        proc.start()
+    results = sorted((queue.get(timeout=240) for _ in procs), key=lambda t: t[0])
+    for proc in procs:
+        proc.join(timeout=60)
+    assert results[1] == (1, None, None)
+    assert results[0][1] is None and "nothing was added" in results[0][2]
+
+
 def test_adapter_reads_inputs_exactly_as_the_core_api() -> None:
     """Tuples inside argument values stay values; non-JSON data is the same parse error."""
     deep: list = []
@@ -184,29 +208,112 @@ def test_adapter_reads_inputs_exactly_as_the_core_api() -> None:
 
 
 def test_stored_inputs_round_trip_exactly() -> None:
-    """Plain data is stored as marshal bytes, other shapes as JSON; both read back exactly."""
-    from toolcall_f1 import toolcall_f1 as adapter
+    """Every input is stored as JSON text and read back as it was: tuples stay tuples (a
+    call or a value, as the core reads them), AnyOf and Call objects stay themselves, floats
+    keep every bit, integers beyond json's 4,300 digits survive, a user key equal to the mark
+    is data."""
+    from toolcall_f1 import stored as adapter
 
     values = [
         "[f(x=0.6)]",
+        '{"__toolcall_f1__": "tuple", "items": []}',
         [("f", {"x": 0.6, "y": -0.0, "z": 2**80, "s": "caf\u00e9 \ud800", "t": (1, [2.5e-300])})],
         {"calls": [{"f": {"x": [0.1, ""]}}], "tools": [{"name": "f", "parameters": {"type": "dict"}}]},
+        [Call("f", {"x": ("a", {"b": 1})})],
+        [Call("f", {"x": AnyOf(1, 2.5, optional=True)})],
+        {"__toolcall_f1__": "tuple", "items": [1]},
+        [{"name": "f", "arguments": {"n": 10**5000, "m": -(10**4400)}}],
+        [{"name": "f", "arguments": {"x": float("nan"), "y": float("inf")}}],
         None,
     ]
-    for value in values:
-        stored = adapter._encode(value)
-        assert stored["__toolcall_f1__"] == "marshal"
-        back = adapter._decode(stored)
-        assert repr(back) == repr(value)
-    call = [Call("f", {"x": 0.6})]
-    stored = adapter._encode(call)
-    assert stored["__toolcall_f1__"] == "json"
-    assert adapter._decode(stored) == [{"name": "f", "arguments": {"x": 0.6}}]
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # repr() of the 5,000-digit integers below
+    try:
+        for value in values:
+            text = adapter.dumps(value)
+            assert isinstance(text, str) and text.isascii()
+            json.loads(text)  # plain JSON text
+            assert repr(adapter.loads(text)) == repr(value)
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
-def test_a_damaged_stored_input_is_an_error_not_a_crash() -> None:
-    from toolcall_f1 import toolcall_f1 as adapter
+def test_numpy_values_become_plain_values_when_added() -> None:
+    from toolcall_f1 import stored as adapter
 
-    for data in ("not base64!", "AAAA", adapter._encode([1, 2])["data"][:-4]):
+    value = {"a": np.int64(3), "b": np.float32(0.5), "c": np.bool_(False), "d": np.array([[1, 2], [3, 4]]),
+             "e": np.str_("x"), "f": np.array(["u", "v"]), "g": np.float64(0.1)}
+    back = adapter.loads(adapter.dumps([("f", value)]))
+    assert back == [("f", {"a": 3, "b": 0.5, "c": False, "d": [[1, 2], [3, 4]], "e": "x", "f": ["u", "v"], "g": 0.1})]
+    assert [type(v) for v in back[0][1].values()] == [int, float, bool, list, str, list, float]
+
+
+def test_numpy_through_evaluate_gives_what_the_core_gives() -> None:
+    """An array of strings was stored as its raw UCS-4 bytes (F1 0.0, a parse error)."""
+    module = toolcall_f1.load()
+    result = module.compute(predictions=np.array(["[f(a=1)]"]), references=[[("f", {"a": 1})]])
+    assert (result["f1"], result["num_parse_errors"]) == (1.0, 0)
+    preds = [[("f", {"a": np.int64(1), "b": np.float64(0.5), "c": np.bool_(True), "d": np.array([1, 2])})]]
+    refs = np.array([json.dumps([{"name": "f", "arguments": {"a": 1, "b": 0.5, "c": True, "d": [1, 2]}}])])
+    result = module.compute(predictions=preds, references=refs, return_details=True)
+    assert (result["f1"], result["exact_match"], result["num_parse_errors"]) == (1.0, 1.0, 0)
+    plain = [[("f", {"a": 1, "b": 0.5, "c": True, "d": [1, 2]})]]
+    assert result == ToolCallMetric().compute(plain, [str(r) for r in refs], return_details=True)
+
+
+def test_datasets_numpy_format_columns() -> None:
+    import datasets
+
+    ds = datasets.Dataset.from_dict({
+        "prediction": ["[f(a=1)]", "[f(a=2)]", "[g(b=[1, 2])]"],
+        "reference": [[{"name": "f", "arguments": {"a": 1}}], [{"name": "f", "arguments": {"a": 1}}],
+                      [{"name": "f", "arguments": {"a": 1}}]],
+    }).with_format("numpy")
+    result = toolcall_f1.load().compute(predictions=ds["prediction"], references=ds["reference"])
+    assert (result["tp"], result["fp"], result["fn"], result["num_parse_errors"]) == (1.0, 2.0, 2.0, 0)
+
+
+def test_a_huge_integer_reads_as_in_the_core() -> None:
+    """json refuses integers over 4,300 digits: the adapter stores them as hex and hands the
+    core the very integer, so both paths read it alike (whatever the core decides)."""
+    big = 10**5000 + 7
+    preds, refs = [[Call("f", {"n": big})], [("f", {"n": -big})]], [[("f", {"n": 1})], [("f", {"n": 1})]]
+    direct = ToolCallMetric().compute(preds, refs, return_details=True)
+    via = toolcall_f1.load().compute(predictions=preds, references=refs, return_details=True)
+    assert via == direct
+
+
+def test_parse_error_is_the_package_class() -> None:
+    """evaluate used to import its own copy of the modules: another ToolCallParseError class."""
+    module = toolcall_f1.load()
+    with pytest.raises(toolcall_f1.ToolCallParseError, match=r"predictions\[0\]: python: unbalanced"):
+        module.compute(predictions=["[f(a="], references=[[("f", {})]], on_parse_error="raise")
+    adapter = sys.modules[type(module).__module__]
+    assert adapter.toolcall_f1 is toolcall_f1
+
+
+def test_evaluate_names_the_package_when_it_is_not_installed(monkeypatch, tmp_path) -> None:
+    folder = tmp_path / "toolcall_f1"
+    folder.mkdir()
+    shutil.copy(ROOT / "toolcall_f1" / "toolcall_f1.py", folder / "toolcall_f1.py")
+    monkeypatch.setitem(sys.modules, "toolcall_f1", None)  # import toolcall_f1 now fails
+    with pytest.raises(ImportError, match=r"\['toolcall_f1'\] using 'pip install toolcall_f1'"):
+        evaluate.load(str(folder))
+
+
+def test_non_json_inputs_are_the_parse_errors_of_the_core() -> None:
+    preds = [[("f", {"x": {1, 2}})], [("f", {"x": object()})], {1: "a"}]
+    result = toolcall_f1.load().compute(predictions=preds, references=[[("f", {"x": 1})]] * 3, return_details=True)
+    assert result["num_parse_errors"] == 3
+    assert "a set is not a JSON value" in result["details"][0]["parse_error"]
+    with pytest.raises(toolcall_f1.ToolCallParseError, match=r"references\[0\]: structured: bytes"):
+        toolcall_f1.load().compute(predictions=["[]"], references=[[("f", {"x": b"1"})]])
+
+
+def test_a_damaged_stored_input_is_an_error_saying_so() -> None:
+    from toolcall_f1 import stored
+
+    good = stored.dumps([("f", {"x": AnyOf(1, 2)})])
+    for text in ("not json", good[:-3], '{"__toolcall_f1__": "nope"}', '{"__toolcall_f1__": "anyof", "values": []}'):
         with pytest.raises(ValueError, match="a stored toolcall_f1 input could not be read back"):
-            adapter._decode({"__toolcall_f1__": "marshal", "data": data})
+            stored.loads(text)

@@ -25,6 +25,7 @@ pytest.importorskip("evaluate")
 import toolcall_f1  # noqa: E402
 from toolcall_f1 import ToolCallMetric  # noqa: E402
 from toolcall_f1.trainer import (  # noqa: E402
+    COMPUTE_OPTIONS,
     STRIP_MODES,
     ToolCallComputeMetrics,
     loggable,
@@ -428,6 +429,42 @@ def test_core_metric_and_evaluate_module_agree(tok: Any, metric_module: Any) -> 
     module = make_compute_metrics(tok, metric=metric_module, level="arg", matching="optimal", per_tool=True)
     assert core((preds, labels)) == module((preds, labels))
     assert core.signature == module.signature
+
+
+def test_compute_options_are_the_evaluate_modules_compute_keywords() -> None:
+    """One vocabulary: make_compute_metrics takes exactly what the evaluate module's compute
+    takes (both from the core's signatures)."""
+    import inspect
+
+    from toolcall_f1 import toolcall_f1 as adapter
+
+    params = inspect.signature(adapter.ToolcallF1._compute).parameters
+    assert sorted(p for p in params if p not in ("self", "predictions", "references")) == sorted(COMPUTE_OPTIONS)
+    core = set(inspect.signature(ToolCallMetric.__init__).parameters) | set(inspect.signature(ToolCallMetric.compute).parameters)
+    assert set(COMPUTE_OPTIONS) == core - {"self", "predictions", "references", "grammar"}
+
+
+def _numpy_references() -> list[Any]:
+    """GOLDS as a datasets numpy-format column of call dicts (object arrays of numpy strings)."""
+    import datasets
+
+    rows = [[{"name": c.name, "arguments": dict(c.arguments)} for c in toolcall_f1.parse_calls(g)] for g in GOLDS]
+    return datasets.Dataset.from_dict({"reference": rows}).with_format("numpy")["reference"]
+
+
+@pytest.mark.parametrize("shape", ["array-of-text", "numpy-column"])
+def test_numpy_references_read_as_their_plain_values(tok: Any, metric_module: Any, shape: str) -> None:
+    preds = batch([ids(tok, p) for p in PREDS])
+    labels = batch([ids(tok, g) for g in GOLDS])
+    refs = np.array(GOLDS) if shape == "array-of-text" else _numpy_references()
+    want = make_compute_metrics(tok, metric=metric_module, references=GOLDS)((preds, labels))
+    assert (want["num_parse_errors"], want["tp"], want["fp"], want["fn"]) == (1, 2.0, 2.0, 3.0)
+    got = make_compute_metrics(tok, metric=metric_module, references=refs)((preds, labels))
+    assert got == want
+    if shape == "numpy-column" and not hasattr(toolcall_f1.calls, "plain_json"):
+        pytest.skip("the core reads numpy arrays as lists from branch trustcore on")
+    core = make_compute_metrics(tok, metric=ToolCallMetric(), references=refs)((preds, labels))
+    assert core == want
 
 
 def test_loggable_drops_text_and_flattens_per_tool() -> None:

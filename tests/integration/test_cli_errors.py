@@ -1,0 +1,285 @@
+"""The command line on hostile and broken input: every problem is exit 2 with ``file:line:
+reason`` on stderr (never a traceback, never exit 1, which only --fail-under gives), every bad
+line of a file is reported in one pass, and unreadable predictions are named after the table."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolcall_f1 import ToolCallMetric, cli
+from toolcall_f1.cli import main
+
+from .test_cli import TOOLS, TRACES, c, run_module, write_json, write_jsonl
+
+GOOD = {"prediction": [c("f", x=1)], "reference": [c("f", x=1)]}
+
+
+def score(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    rc = main(["score", "--no-progress", *args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return rc, out, err
+
+
+# --------------------------------------------------------------------------- empty input
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \n"], ids=["empty-file", "blank-lines"])
+@pytest.mark.parametrize("gate", [[], ["--fail-under", "0.5"]], ids=["plain", "fail-under"])
+def test_empty_input_is_an_error_not_f1_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, gate: list[str]
+) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text(content, encoding="utf-8")
+    rc, out, err = score(capsys, "--input", str(path), *gate)
+    assert (rc, out) == (2, "")
+    assert f"no examples: nothing was read from {path}" in err
+    rc, out, err = score(capsys, "-p", str(path), "-r", str(path), *gate)
+    assert rc == 2 and "no examples" in err
+
+
+def test_empty_stdin_is_an_error(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    rc, out, err = score(capsys, "--input", "-", "--fail-under", "0.1")
+    assert (rc, out) == (2, "")
+    assert "no examples: nothing was read from -" in err
+
+
+# --------------------------------------------------------------------------- hostile input table
+
+
+HOSTILE = [
+    # (id, files to write: name -> text, argv with {name} placeholders, expected stderr fragment)
+    ("jsonl-huge-int", {"inp": '{"prediction": [], "reference": [{"name": "f", "arguments": {"x": ' + "9" * 5000 + "}}]}\n"},
+     ["--input", "{inp}"], "{inp}:1: invalid JSON: Exceeds the limit (4300 digits)"),
+    ("tools-huge-int", {"tools": '[{"name": "f", "importance": ' + "9" * 5000 + "}]"},
+     ["--input", str(TRACES), "--tools", "{tools}"], "{tools}: invalid JSON in tools: Exceeds the limit"),
+    ("weights-huge-int", {"weights": '{"f": ' + "9" * 5000 + "}"},
+     ["--input", str(TRACES), "--weights", "{weights}"], "{weights}: invalid JSON in weights: Exceeds the limit"),
+    ("tools-too-deep-for-json", {"tools": "[" * 100_000 + "]" * 100_000},
+     ["--input", str(TRACES), "--tools", "{tools}"], "{tools}: invalid JSON in tools: nested too deeply"),
+    ("jsonl-too-deep-for-json", {"inp": "[" * 100_000 + "]" * 100_000 + "\n"},
+     ["--input", "{inp}"], "{inp}:1: invalid JSON: nested too deeply"),
+    ("required-unhashable", {"tools": json.dumps([{"name": "f", "parameters": {"type": "object", "required": [["a"]]}}])},
+     ["--input", str(TRACES), "--tools", "{tools}"], "{tools}: "),
+    ("not-utf8", {"inp": b'{"prediction": "\xff", "reference": []}\n'},
+     ["--input", "{inp}"], "{inp}:1: not valid UTF-8"),
+]
+
+
+@pytest.mark.parametrize("files, argv, message", [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+def test_hostile_input_exits_2_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, Any], argv: list[str], message: str
+) -> None:
+    names = {}
+    for name, text in files.items():
+        path = tmp_path / f"{name}.json"
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        names[name] = str(path)
+    argv = [a.format(**names) for a in argv]
+    sys.setrecursionlimit(sys.getrecursionlimit())  # unchanged: the CLI must cope with the default
+    for gate in ([], ["--fail-under", "0.1"]):
+        rc, out, err = score(capsys, *argv, *gate)
+        assert (rc, out) == (2, ""), err
+        assert message.format(**names) in err, err
+
+
+def test_deeply_nested_anyof_schema_exits_2(tmp_path: Path) -> None:
+    n = 450  # json reads it; a recursive schema walk would not
+    tools = tmp_path / "t.json"
+    tools.write_text('[{"name": "f", "parameters": {"type": "object", "properties": {"x": '
+                     + '{"anyOf": [' * n + '{"type": "string"}' + "]}" * n + "}}}]", encoding="utf-8")
+    inp = write_jsonl(tmp_path / "in.jsonl", [{"prediction": [c("f", x="a")], "reference": [c("f", x="a")]}])
+    # a process of its own: the default recursion limit (pytest plugins may raise it)
+    proc = run_module("score", "--input", str(inp), "--tools", str(tools))
+    assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert str(tools) in proc.stderr or "nested too deeply" in proc.stderr
+
+
+def test_hostile_input_as_a_process_has_no_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    proc = run_module("score", "--input", "examples/agent_traces.jsonl", "--tools", str(path))
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and f"{path}: invalid JSON in tools" in proc.stderr
+
+
+SURROGATE_NAME = "f\ud800"
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_lone_surrogate_in_a_tool_name_is_written_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    # json.dumps writes the lone surrogate as the escape \ud800: valid JSON, invalid UTF-8 once read
+    inp = write_jsonl(tmp_path / "in.jsonl", [{"prediction": [c(SURROGATE_NAME, x=1)], "reference": [c("g")]}])
+    details = tmp_path / "d.jsonl"
+    rc, out, err = score(capsys, "--input", str(inp), "--per-tool", "--output-format", fmt, "--details", str(details))
+    assert rc == 0, err
+    assert "f\\ud800" in out
+    row = json.loads(details.read_text(encoding="utf-8"))
+    assert row["unmatched_pred"][0]["name"] == SURROGATE_NAME  # the escape reads back as the name
+    if fmt == "json":
+        assert SURROGATE_NAME in json.loads(out)["per_tool"]
+
+
+def test_lone_surrogate_through_a_real_stdout(tmp_path: Path) -> None:
+    inp = write_jsonl(tmp_path / "in.jsonl", [{"prediction": [c(SURROGATE_NAME, x=1)], "reference": [c("g")]}])
+    proc = run_module("score", "--input", str(inp), "--per-tool", "--details", "-")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "f\\ud800" in proc.stdout
+
+
+# --------------------------------------------------------------------------- every bad line, one pass
+
+
+def _mixed(tmp_path: Path) -> Path:
+    path = tmp_path / "mixed.jsonl"
+    lines = [
+        json.dumps(GOOD),
+        "not json",
+        json.dumps({"prediction": []}),
+        json.dumps({"prediction": "[f(x=1)]", "reference": ["f(x=1)"]}),  # a string is data: bad reference
+        json.dumps({"prediction": "[f(x=", "reference": [c("f", x=1)]}),  # bad prediction: scored
+        json.dumps([1, 2]),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_every_bad_line_is_reported_in_one_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _mixed(tmp_path)
+    rc, out, err = score(capsys, "--input", str(path), "--fail-under", "0.1")
+    assert (rc, out) == (2, "")
+    errors = [line for line in err.splitlines() if line.startswith("toolcall-f1: error: ")]
+    where = [line.split(": ")[2] for line in errors[:-1]]
+    assert where == [f"{path}:2", f"{path}:3", f"{path}:4", f"{path}:6"]
+    assert f"{path}:2: invalid JSON: Expecting value" in err
+    assert f"{path}:3: missing field 'reference'" in err
+    assert f"{path}:4: reference: " in err
+    assert f"{path}:6: expected a JSON object with a field 'prediction', got list" in err
+    assert errors[-1] == "toolcall-f1: error: 4 input line(s) could not be used (above); no scores reported"
+
+
+def test_max_errors_stops_early(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _mixed(tmp_path)
+    rc, out, err = score(capsys, "--input", str(path), "--max-errors", "2")
+    assert (rc, out) == (2, "")
+    assert f"{path}:3: missing field" in err and f"{path}:4" not in err
+    assert "stopped after --max-errors 2 unusable input lines" in err
+    rc, _, err = score(capsys, "--input", str(path), "--max-errors", "0")
+    assert rc == 2 and "--max-errors must be at least 1" in err
+
+
+def test_bad_lines_in_two_files_name_their_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "p.jsonl"
+    p.write_text('[]\n{oops\n[]\n', encoding="utf-8")
+    r = tmp_path / "r.jsonl"
+    r.write_text('[]\n[]\n{"name": 1\n', encoding="utf-8")
+    rc, out, err = score(capsys, "-p", str(p), "-r", str(r))
+    assert (rc, out) == (2, "")
+    assert f"{p}:2: invalid JSON" in err and f"{r}:3: invalid JSON" in err
+
+
+# --------------------------------------------------------------------------- unreadable predictions
+
+
+def test_unreadable_predictions_are_named_after_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [GOOD] + [{"prediction": f"[f(x={i}", "reference": [c("f", x=1)]} for i in range(7)]
+    inp = write_jsonl(tmp_path / "in.jsonl", rows)
+    rc, out, err = score(capsys, "--input", str(inp))
+    assert rc == 0
+    assert "num_parse_errors    7" in out
+    warning, *lines = err.splitlines()
+    assert warning == "toolcall-f1: warning: 7 of 8 predictions could not be read: is --prediction-format 'auto' right?"
+    assert lines[0] == "toolcall-f1: 7 prediction(s) could not be read (scored as no calls); the first 5:"
+    assert lines[1].startswith(f"  {inp}:2: python: unbalanced brackets")
+    assert lines[5].startswith(f"  {inp}:6: python: ")
+    assert lines[6] == "  (every example's verdict and parse error: --details FILE)"
+
+
+def test_details_to_stdout_then_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [GOOD, {"id": "b", "prediction": "[f(x=", "reference": [c("f", x=1)]}]
+    inp = write_jsonl(tmp_path / "in.jsonl", rows)
+    assert not (Path.cwd() / "-").exists()
+    rc, out, err = score(capsys, "--input", str(inp), "--output-format", "json", "--details", "-")
+    assert rc == 0, err
+    assert not (Path.cwd() / "-").exists()
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len(lines) == 3
+    assert [d["index"] for d in lines[:2]] == [0, 1]
+    assert lines[1]["id"] == "b" and lines[1]["parse_error"].startswith(f"{inp}:2: python: unbalanced brackets")
+    summary = lines[2]
+    assert summary == ToolCallMetric().compute([r["prediction"] for r in rows], [r["reference"] for r in rows])
+
+
+# --------------------------------------------------------------------------- warnings, old spellings
+
+
+def test_tools_field_absent_from_every_line_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inp = write_jsonl(tmp_path / "in.jsonl", [GOOD, GOOD])
+    rc, out, err = score(capsys, "--input", str(inp), "--tools-field", "functions")
+    assert rc == 0
+    assert "toolcall-f1: warning: --tools-field 'functions' is absent from every line" in err
+
+
+def test_mostly_unreadable_predictions_question_the_format(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = score(capsys, "--input", str(TRACES), "--prediction-format", "bfcl")
+    assert rc == 0
+    assert "toolcall-f1: warning: 15 of 26 predictions could not be read: is --prediction-format 'bfcl' right?" in err
+    rc, out, err = score(capsys, "--input", str(TRACES))
+    assert "warning" not in err  # 1 of 26
+
+
+def test_python_warnings_from_the_scorer_go_to_stderr_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Warning_(ToolCallMetric):
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            warnings.warn("weights: tool 'nope' is not among the tool schemas", UserWarning, stacklevel=1)
+            return super().__call__(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "ToolCallMetric", Warning_)
+    inp = write_jsonl(tmp_path / "in.jsonl", [GOOD, GOOD, GOOD])
+    rc, out, err = score(capsys, "--input", str(inp))
+    assert rc == 0
+    assert err.splitlines() == ["toolcall-f1: warning: weights: tool 'nope' is not among the tool schemas (x3)"]
+
+
+def test_old_format_flag_still_works_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = score(capsys, "--input", str(TRACES), "--tools", str(TOOLS), "--format", "json")
+    assert rc == 0
+    assert json.loads(out)["f1"] == 76 / 111
+    assert "toolcall-f1: warning: --format/-f is deprecated, use --output-format/-o" in err
+    rc, out, _ = score(capsys, "--input", str(TRACES), "-f", "json")
+    assert rc == 0 and json.loads(out)["num_examples"] == 26
+
+
+def test_weights_file_error_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    w = write_json(tmp_path / "w.json", {"f": "heavy"})
+    rc, out, err = score(capsys, "--input", str(TRACES), "--weights", str(w))
+    assert (rc, out) == (2, "")
+    assert f"{w}: weights" in err
+
+
+def test_an_unexpected_error_is_exit_2_not_the_fail_under_code(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise KeyError("cache")
+
+    monkeypatch.setattr(ToolCallMetric, "__call__", broken)
+    rc, out, err = score(capsys, "--input", str(TRACES), "--fail-under", "0.5")
+    assert (rc, out) == (2, "")
+    assert err.startswith("toolcall-f1: error: unexpected KeyError: 'cache' (a bug in toolcall-f1")
