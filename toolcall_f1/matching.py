@@ -63,22 +63,22 @@ class ArgVerdict:
         out: dict[str, Any] = {"argument": self.name, "verdict": self.verdict, "weight": self.weight}
         if self.verdict != MISSING and self.verdict != OMITTED or self.pred is not None:
             out["pred"] = self.pred
-        out["gold"] = _gold_repr(self.gold)
+        out["gold"] = gold_repr(self.gold)
         if self.reason:
             out["reason"] = self.reason
         return out
 
 
-def _gold_repr(gold: Any) -> Any:
+def gold_repr(gold: Any) -> Any:
     if isinstance(gold, AnyOf):
-        vals = [_gold_repr(v) for v in gold.values]
+        vals = [gold_repr(v) for v in gold.values]
         if len(vals) == 1 and not gold.optional:
             return vals[0]
         return {"any_of": vals, "optional": gold.optional}
     if isinstance(gold, NestedAnswer):
-        return {k: _gold_repr(v) for k, v in gold.fields.items()}
+        return {k: gold_repr(v) for k, v in gold.fields.items()}
     if isinstance(gold, NestedList):
-        return [_gold_repr(v) for v in gold.items]
+        return [gold_repr(v) for v in gold.items]
     return gold
 
 

@@ -24,6 +24,8 @@ from .schema import merge_tools
 from .parsing import FORMATS
 from .matching import LEVELS
 from .scoring import ToolCallMetric
+from .counting import Tally
+from .memo import Memo
 
 _CITATION = """\
 @inproceedings{patil2025bfcl,
