@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from types import MappingProxyType
 from math import lcm
 from typing import Any
 
-from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
+from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList, coerce_structured
 from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
 from .values import (
     KEYED_CANONICALIZERS,
     Canonicalizer,
     NameCanonicalizer,
-    canon_exact,
     is_empty_value,
     resolve_canonicalizer,
     resolve_name_canonicalizer,
@@ -164,7 +164,7 @@ def compare_call(
     *,
     tool: ToolSpec | None = None,
     weights: ToolSpec | None = None,
-    canon: Canonicalizer = canon_exact,
+    canon: str | Canonicalizer | None = None,
     fill_defaults: bool = True,
 ) -> PairResult:
     """Judge one pair of calls with the same name, argument by argument (SPEC §5).
@@ -178,7 +178,8 @@ def compare_call(
     weights
         Where argument weights are read from (defaults to ``tool``; weight 1 without either).
     canon
-        The string canonicalizer.
+        The string canonicalizer: ``"default"`` (None, as for :class:`ToolCallMetric` and
+        :func:`match_calls`), ``"bfcl"``, ``"exact"`` or a callable.
     fill_defaults
         Read an argument absent on one side as its schema default (off for BFCL references).
 
@@ -191,10 +192,13 @@ def compare_call(
     >>> r = compare_call(Call("f", {"x": 1, "y": 2}), GoldCall.from_call(Call("f", {"x": 1, "y": 3})))
     >>> r.exact, r.agree, r.errors, [v.verdict for v in r.verdicts]
     (False, 1.0, 2.0, ['agree', 'disagree'])
+    >>> compare_call(Call("f", {"city": "new  YORK"}), GoldCall.from_call(Call("f", {"city": "New York"}))).exact
+    True
     """
+    canon_fn = canon if callable(canon) else resolve_canonicalizer(canon)
     verdicts: list[ArgVerdict] = []
     exact, agree, errors = _compare(
-        pred, gold, tool, weights if weights is not None else tool, canon, fill_defaults, verdicts
+        pred, gold, tool, weights if weights is not None else tool, canon_fn, fill_defaults, verdicts
     )
     return PairResult(exact, agree, errors, tuple(verdicts))
 
@@ -450,18 +454,11 @@ def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-_FRACTIONS: dict[float, Fraction] = {}
-_FRACTIONS_SIZE = 4096
-
-
+@lru_cache(maxsize=4096)
 def _fraction(w: float) -> Fraction:
-    """The weight as written (its shortest decimal ``repr``), as an exact fraction; memoised."""
-    f = _FRACTIONS.get(w)
-    if f is None:
-        f = Fraction(repr(float(w)))
-        if len(_FRACTIONS) < _FRACTIONS_SIZE:
-            _FRACTIONS[w] = f
-    return f
+    """The weight as written (its shortest decimal ``repr``), as an exact fraction; memoised
+    (``lru_cache`` is safe to share between threads: a pure function of the weight)."""
+    return Fraction(repr(float(w)))
 
 
 def _to_int_scale(weights: Iterable[float]) -> tuple[dict[float, int], int]:
@@ -825,15 +822,13 @@ def match_calls(
     ...
     ValueError: matching: unknown value 'best'; expected one of 'greedy', 'optimal'
     """
-    from .calls import coerce_structured
-
     check_choice(matching, MATCHINGS, "matching")
     check_choice(level, LEVELS, "level")
     canon_fn = resolve_canonicalizer(canon)
     name_fn = resolve_name_canonicalizer(name_canonicalizer)
     toolset = compile_tools(merge_tools(tools), validate_weights(weights), name_fn)
     pcalls = coerce_structured(pred)
-    gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold)]
+    gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold, gold=True)]
     pairs_idx, up, ug = match_indices(
         pcalls, gcalls, toolset, canon=canon_fn, matching=matching, level=level, fill_defaults=True
     )
