@@ -8,6 +8,8 @@ algorithm) or optimally (``scipy.optimize.linear_sum_assignment`` over an exact 
 
 from __future__ import annotations
 
+import collections
+import marshal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -417,12 +419,15 @@ def _unmatched_gold_weight(call: GoldCall, spec: ToolSpec) -> list[float]:
     return [spec.arg_weight(k) for k, acc in call.arguments.items() if not acc.optional]
 
 
-def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
-    # agree and errors are ranked exactly (integers over a common denominator), so that a
-    # float sum such as 0.1 + 0.2 never outranks an equal 0.3
+def _greedy_ranks(results: list[list[PairResult]]) -> list[list[tuple[bool, int, int]]]:
+    """Each pair's rank for the greedy matcher: ``(not exact, -agree, errors)``, lowest first.
+
+    agree and errors are ranked exactly (integers over a common denominator), so that a
+    float sum such as 0.1 + 0.2 never outranks an equal 0.3.
+    """
     scale, _ = _to_int_scale([v.weight for row in results for r in row for v in r.verdicts] or [1.0])
 
-    def exact_sums(r: PairResult) -> tuple[int, int]:
+    def rank(r: PairResult) -> tuple[bool, int, int]:
         agree = errors = 0
         for v in r.verdicts:
             if v.verdict == AGREE:
@@ -431,13 +436,16 @@ def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
                 errors += 2 * scale[v.weight]
             elif v.verdict in (EXTRA, MISSING):
                 errors += scale[v.weight]
-        return agree, errors
+        return not r.exact, -agree, errors
 
+    return [[rank(r) for r in row] for row in results]
+
+
+def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
+    """Candidate pairs best-first — by rank (:func:`_greedy_ranks`), then prediction index,
+    then gold index — each taken while both calls are free (SPEC §6)."""
     ranked = sorted(
-        (not r.exact, -agree, errors, i, j)
-        for i, row in enumerate(results)
-        for j, r in enumerate(row)
-        for agree, errors in (exact_sums(r),)
+        (*rank, i, j) for i, row in enumerate(_greedy_ranks(results)) for j, rank in enumerate(row)
     )
     used_p: set[int] = set()
     used_g: set[int] = set()
@@ -491,9 +499,21 @@ def _optimal(
     spec: ToolSpec,
     level: str,
 ) -> list[tuple[int, int]]:
-    n, m = len(results), len(results[0])
     if level == "call":
         return _optimal_call([[r.exact for r in row] for row in results], preds, golds, spec)
+    return _solve(*_arg_costs(results, preds, golds, spec))
+
+
+Costs = tuple[list[list[int]], list[list[int]], list[list[int]], list[list[int]]]
+
+
+def _arg_costs(
+    results: list[list[PairResult]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
+) -> Costs:
+    """The optimal matcher's objective at argument level, per pair, in exact integers:
+    ``(primary, exact, tp, fp)`` — FP+FN the pair adds over leaving both calls unmatched, 1
+    for an exact pair, its TP, and the FP it adds over leaving the prediction unmatched."""
+    n, m = len(results), len(results[0])
     scale = _group_scale(preds, golds, spec)
     wt = scale[spec.weight]
 
@@ -518,27 +538,31 @@ def _optimal(
                     e += iw
                 elif v.verdict == MISSING:
                     mi += iw
-            pair_err = wt * (2 * d + e + mi)
-            pair_tp = wt * (scale[1.0] + a)
-            pair_fp = wt * (d + e)
-            primary[i][j] = pair_err - un_p[i] - un_g[j]
+            primary[i][j] = wt * (2 * d + e + mi) - un_p[i] - un_g[j]
             exact[i][j] = 1 if r.exact else 0
-            tp[i][j] = pair_tp
-            fp[i][j] = pair_fp - un_p[i]
-    return _solve(primary, exact, tp, fp)
+            tp[i][j] = wt * (scale[1.0] + a)
+            fp[i][j] = wt * (d + e) - un_p[i]
+    return primary, exact, tp, fp
 
 
-def _optimal_call(
+def _call_costs(
     exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
-) -> list[tuple[int, int]]:
-    """The optimal assignment at call level, where a pair counts only as exact or not."""
+) -> Costs:
+    """The objective at call level, where a pair counts only as exact or not."""
     wt = _group_scale(preds, golds, spec)[spec.weight]
     # a pair: exact (no error, TP wt) or not (FP+FN 2wt, FP wt); unmatched: wt each side
     primary = [[(0 if x else 2 * wt) - 2 * wt for x in row] for row in exact_pairs]
     exact = [[1 if x else 0 for x in row] for row in exact_pairs]
     tp = [[wt if x else 0 for x in row] for row in exact_pairs]
     fp = [[(0 if x else wt) - wt for x in row] for row in exact_pairs]
-    return _solve(primary, exact, tp, fp)
+    return primary, exact, tp, fp
+
+
+def _optimal_call(
+    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
+) -> list[tuple[int, int]]:
+    """The optimal assignment at call level, where a pair counts only as exact or not."""
+    return _solve(*_call_costs(exact_pairs, preds, golds, spec))
 
 
 def _most_exact_pairs(
@@ -612,21 +636,29 @@ def _most_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-def _solve(
-    primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]]
-) -> list[tuple[int, int]]:
-    """Minimise (primary, -exact, -tp, fp) lexicographically, as one exact integer cost."""
-    n, m = len(primary), len(primary[0])
-    k = min(n, m)
+def _compose(primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]],
+             k: int) -> list[list[int]]:
+    """One exact integer cost whose sum over any ``k`` pairs orders assignments by
+    (primary, -exact, -tp, fp) lexicographically."""
     span_fp = 2 * k * max(abs(x) for row in fp for x in row) + 1
     span_tp = 2 * k * max(abs(x) for row in tp for x in row) + 1
     m3 = span_fp
     m2 = span_tp * m3
     m1 = (2 * k + 1) * m2
-    cost = [
-        [primary[i][j] * m1 - exact[i][j] * m2 - tp[i][j] * m3 + fp[i][j] for j in range(m)]
-        for i in range(n)
+    return [
+        [p * m1 - e * m2 - t * m3 + f for p, e, t, f in zip(*rows)]
+        for rows in zip(primary, exact, tp, fp)
     ]
+
+
+def _solve(
+    primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]]
+) -> list[tuple[int, int]]:
+    """Minimise (primary, -exact, -tp, fp) lexicographically, as one exact integer cost:
+    scipy's solver when every sum fits a float64 exactly, else :func:`_hungarian_exact`."""
+    n, m = len(primary), len(primary[0])
+    k = min(n, m)
+    cost = _compose(primary, exact, tp, fp, k)
     biggest = max(abs(x) for row in cost for x in row) * k
     if biggest < 2**53:
         import numpy as np
@@ -745,6 +777,215 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
         taken.add(found)
         pairs.append((i, found))
     return pairs
+
+
+# --------------------------------------------------------------------------- repeated calls
+
+#: From this many pairs in a name group on, identical calls are judged once (see
+#: :func:`_match_classes`); below it every pair is judged, which is as fast.
+_CLASSES_FROM = 64
+#: The most distinct (prediction, gold) pairs the class route solves (with few distinct
+#: calls the classes stay few; many distinct calls are judged pair by pair).
+_MAX_CLASS_PAIRS = 256
+
+
+def _classes(keys: Sequence[Any]) -> tuple[list[int], list[int]]:
+    """``(class of each item, first item of each class)`` for items with equal keys; an item
+    whose key is None is a class of its own."""
+    first: dict[Any, int] = {}
+    class_of: list[int] = []
+    reps: list[int] = []
+    for i, key in enumerate(keys):
+        c = first.get(key) if key is not None else None
+        if c is None:
+            c = len(reps)
+            reps.append(i)
+            if key is not None:
+                first[key] = c
+        class_of.append(c)
+    return class_of, reps
+
+
+def _strict_key(value: Any) -> bytes | None:
+    """``marshal`` bytes: equal only for identical plain data (``1``, ``1.0`` and ``True``
+    differ, and so does key order), or None for anything else."""
+    try:
+        return marshal.dumps(value)
+    except ValueError:
+        return None
+
+
+def _pred_key(call: Call) -> bytes | None:
+    return _strict_key(tuple(call.arguments.items()))
+
+
+def _gold_key(call: GoldCall) -> bytes | None:
+    return _strict_key(tuple((k, acc.values, acc.optional) for k, acc in call.arguments.items()))
+
+
+def _match_classes(
+    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
+    canon: Canonicalizer, fill_defaults: bool, matching: str, level: str, exact_only: bool,
+) -> list[tuple[int, int, PairResult]] | None:
+    """One name group with many repeated calls: identical predictions (and identical gold
+    calls) judge alike against everything, so each distinct pair is judged once, and the
+    matchers work on the classes of identical calls — 2,000 identical calls are one judgement
+    and linear work. None when the calls are too varied for that to pay.
+
+    Greedy picks exactly the pairs it picks over every pair (:func:`_greedy_classes`); the
+    optimal matcher minimises the same exact objective (:func:`_transport`), breaking ties
+    its own deterministic way.
+    """
+    p_class, p_reps = _classes([_pred_key(p) for p in preds])
+    g_class, g_reps = _classes([_gold_key(g) for g in golds])
+    distinct = len(p_reps) * len(g_reps)
+    if distinct > _MAX_CLASS_PAIRS or 4 * distinct > len(preds) * len(golds):
+        return None
+    rp, rg = [preds[i] for i in p_reps], [golds[j] for j in g_reps]
+    if exact_only and matching == "optimal":  # its counts need only which pairs are exact
+        judged = [[EXACT_ONLY if _compare(p, g, tool, None, canon, fill_defaults, None)[0] else INEXACT_ONLY
+                   for g in rg] for p in rp]
+    else:
+        judged = [[compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+                   for g in rg] for p in rp]
+    if matching == "greedy":
+        pairs = _greedy_classes(judged, p_class, g_class)
+    else:
+        if level == "call":
+            costs = _call_costs([[r.exact for r in row] for row in judged], rp, rg, wspec)
+        else:
+            costs = _arg_costs(judged, rp, rg, wspec)
+        k = min(len(preds), len(golds))
+        flows = _transport(_compose(*costs, k), _sizes(p_class, len(p_reps)), _sizes(g_class, len(g_reps)), k)
+        pairs = _pairs_of_flows(flows, p_class, g_class)
+    return [(i, j, judged[p_class[i]][g_class[j]]) for i, j in pairs]
+
+
+def _sizes(class_of: list[int], n: int) -> list[int]:
+    sizes = [0] * n
+    for c in class_of:
+        sizes[c] += 1
+    return sizes
+
+
+def _members(class_of: list[int], n: int) -> list[list[int]]:
+    members: list[list[int]] = [[] for _ in range(n)]
+    for i, c in enumerate(class_of):
+        members[c].append(i)
+    return members
+
+
+def _greedy_classes(judged: list[list[PairResult]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+    """:func:`_greedy` over every pair, computed on classes of identical calls.
+
+    The full greedy takes pairs by rank, then prediction index, then gold index. Within one
+    rank that is: each free prediction, in index order, takes the free gold call of lowest
+    index among those it has that rank with — and within a class of identical gold calls,
+    the lowest free index is always the first one left. So each rank costs one pass over the
+    predictions, not over every pair.
+    """
+    ranks = _greedy_ranks(judged)
+    by_rank: dict[tuple[bool, int, int], dict[int, list[int]]] = {}
+    for a, row in enumerate(ranks):
+        for b, rank in enumerate(row):
+            by_rank.setdefault(rank, {}).setdefault(a, []).append(b)
+    free_preds = _members(p_class, len(judged))
+    free_golds = [collections.deque(m) for m in _members(g_class, len(judged[0]))]
+    limit = min(len(p_class), len(g_class))
+    pairs: list[tuple[int, int]] = []
+    for rank in sorted(by_rank):
+        targets = by_rank[rank]
+        for i in sorted(i for a in targets for i in free_preds[a]):
+            best = None
+            for b in targets[p_class[i]]:
+                if free_golds[b] and (best is None or free_golds[b][0] < free_golds[best][0]):
+                    best = b
+            if best is not None:
+                pairs.append((i, free_golds[best].popleft()))
+                free_preds[p_class[i]].remove(i)
+                if len(pairs) == limit:
+                    return sorted(pairs)
+    return sorted(pairs)
+
+
+def _transport(cost: list[list[int]], supply: list[int], demand: list[int], k: int) -> list[list[int]]:
+    """The cheapest way to send ``k`` units from rows (each row ``a`` at most ``supply[a]``)
+    to columns (at most ``demand[b]``) at ``cost[a][b]`` per unit, in exact integers: the
+    assignment problem over classes of identical calls (a transportation problem).
+
+    Successive shortest paths (Bellman-Ford, for negative costs) over the residual graph;
+    each augmentation sends as much as the path allows. Returns the flow per (row, column).
+    """
+    na, nb = len(supply), len(demand)
+    flow = [[0] * nb for _ in range(na)]
+    left_s, left_d = list(supply), list(demand)
+    sent = 0
+    while sent < k:
+        dist, prev = _residual_distances(cost, flow, left_s)
+        ends = [b for b in range(nb) if left_d[b] > 0 and dist[na + b] is not None]
+        end = min(ends, key=lambda b: (dist[na + b], b))
+        path = [na + end]
+        while prev[path[-1]] >= 0:
+            path.append(prev[path[-1]])
+        path.reverse()  # row, column, row, column, ..., column
+        amount = min(left_s[path[0]], left_d[end], k - sent)
+        for back in range(1, len(path) - 1, 2):  # column -> row: undoing some flow
+            amount = min(amount, flow[path[back + 1]][path[back] - na])
+        for step in range(0, len(path) - 1):
+            u, v = path[step], path[step + 1]
+            if step % 2 == 0:
+                flow[u][v - na] += amount
+            else:
+                flow[v][u - na] -= amount
+        left_s[path[0]] -= amount
+        left_d[end] -= amount
+        sent += amount
+    return flow
+
+
+def _residual_distances(
+    cost: list[list[int]], flow: list[list[int]], left_s: list[int]
+) -> tuple[list[Any], list[int]]:
+    """Shortest distances from the rows with supply left, over rows → columns (cost) and
+    columns → rows where flow can be undone (−cost): Bellman-Ford rounds until nothing
+    changes (a minimum-cost flow has no negative cycle, so it ends)."""
+    na, nb = len(cost), len(cost[0])
+    dist: list[Any] = [0 if left_s[a] > 0 else None for a in range(na)] + [None] * nb
+    prev = [-1] * (na + nb)
+    for _ in range(na + nb + 1):
+        changed = False
+        for a in range(na):
+            da = dist[a]
+            if da is None:
+                continue
+            for b in range(nb):
+                d = da + cost[a][b]
+                if dist[na + b] is None or d < dist[na + b]:
+                    dist[na + b], prev[na + b], changed = d, a, True
+        for b in range(nb):
+            db = dist[na + b]
+            if db is None:
+                continue
+            for a in range(na):
+                if flow[a][b] > 0:
+                    d = db - cost[a][b]
+                    if dist[a] is None or d < dist[a]:
+                        dist[a], prev[a], changed = d, na + b, True
+        if not changed:
+            return dist, prev
+    raise RuntimeError("minimum-cost flow: a negative cycle")  # cannot happen: see above
+
+
+def _pairs_of_flows(flows: list[list[int]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+    """Index pairs from a flow between classes: lowest indices first, class pair by class pair."""
+    preds = [collections.deque(m) for m in _members(p_class, len(flows))]
+    golds = [collections.deque(m) for m in _members(g_class, len(flows[0]))]
+    pairs = []
+    for a, row in enumerate(flows):
+        for b, f in enumerate(row):
+            for _ in range(f):
+                pairs.append((preds[a].popleft(), golds[b].popleft()))
+    return sorted(pairs)
 
 
 def check_choice(value: str, choices: Sequence[str], what: str) -> str:
@@ -885,6 +1126,14 @@ def match_indices(
         wspec = toolset.spec_for_weights(preds[pidx[0]].name)
         gp = [preds[i] for i in pidx]
         gg = [golds[j] for j in gidx]
+        if len(gp) * len(gg) >= _CLASSES_FROM:
+            classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only)
+            if classed is not None:
+                for a, b, result in classed:
+                    pairs.append((pidx[a], gidx[b], result))
+                    matched_p.add(pidx[a])
+                    matched_g.add(gidx[b])
+                continue
         if exact_only:
             # no details at call level: only the counts are wanted, and they depend on
             # nothing but which pairs are exact
