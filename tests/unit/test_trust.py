@@ -319,3 +319,34 @@ def test_read_reference_and_its_cache() -> None:
     assert len(metric._readings.golds) <= metric._readings.golds.size
     shifted = metric.compute(preds[1:] + preds[:1], refs)
     assert shifted["exact_match"] == 0.0
+
+
+def test_datasets_numpy_columns_score_exactly_as_plain_python() -> None:
+    datasets = pytest.importorskip("datasets")
+    rows = [
+        {"prediction": "[get_weather(city='Paris', days=3)]",
+         "reference": [{"name": "get_weather", "arguments": {"city": "paris", "days": 3}}],
+         "tools": WEATHER, "answer": [{"get_weather": {"city": ["paris"], "days": [3, 4], "unit": ["c", ""]}}]},
+        {"prediction": "[get_weather(city='Rome', tags=['a'], where={'lat': 1.5})]",
+         "reference": [{"name": "get_weather", "arguments": {"city": "Rome", "tags": ["a"], "where": {"lat": 2.5}}}],
+         "tools": WEATHER, "answer": [{"get_weather": {"city": ["rome"], "days": [], "unit": ["c", ""]}}]},
+        {"prediction": "no call", "reference": [], "tools": WEATHER, "answer": []},
+    ]
+    # the same rows as plain Python (Arrow fills absent struct fields with None: both see that)
+    rows = datasets.Dataset.from_list(rows).to_list()
+    ds = datasets.Dataset.from_list(rows).with_format("numpy")
+    assert type(ds["reference"][0]).__module__ == "numpy"  # the inputs really are numpy
+    for level in ("call", "arg"):
+        metric = ToolCallMetric(level, weights={"get_weather": {"weight": 1 / 3, "arguments": {"days": 0.7}}})
+        plain = metric.compute([r["prediction"] for r in rows],
+                               [{"calls": r["reference"], "tools": r["tools"]} for r in rows],
+                               per_tool=True, return_details=True)
+        assert plain["num_examples"] == 3 and (level == "call" or plain["tp"] > 0)
+        got = metric.compute(ds["prediction"], [{"calls": r, "tools": t} for r, t in zip(ds["reference"], ds["tools"])],
+                             per_tool=True, return_details=True)
+        assert got == plain and repr(got) == repr(plain)
+        row_by_row = [metric(ds[i]["prediction"], ds[i]["reference"], tools=ds[i]["tools"]) for i in range(len(rows))]
+        assert [(s.tp, s.fp, s.fn) for s in row_by_row] == [(d["tp"], d["fp"], d["fn"]) for d in plain["details"]]
+        bfcl = ToolCallMetric(level, reference_format="bfcl", tools=WEATHER)
+        assert bfcl.compute(ds["prediction"], ds["answer"]) == bfcl.compute([r["prediction"] for r in rows],
+                                                                             [r["answer"] for r in rows])
