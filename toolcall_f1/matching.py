@@ -1170,6 +1170,19 @@ def match_indices(
                 matched_p.add(pidx[a])
                 matched_g.add(gidx[b])
             continue
+        elif len(gp) * len(gg) >= _CLASSES_FROM and (matching == "greedy" or len(gp) == len(gg)):
+            # a large group of parallel calls: when every call of the smaller side has its own
+            # exact partner, assign() would return those pairs; judge only them in full
+            forced = _forced_exact(exact_matrix(gp, gg, tool, canon, fill_defaults))
+            if forced is not None:
+                for a, b in forced:
+                    result = compare_call(
+                        gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults
+                    )
+                    pairs.append((pidx[a], gidx[b], result))
+                    matched_p.add(pidx[a])
+                    matched_g.add(gidx[b])
+                continue
         results = [
             [
                 compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)

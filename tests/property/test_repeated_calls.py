@@ -129,3 +129,23 @@ def test_the_transport_solver_agrees_with_scipy_on_the_expanded_problem(seed: in
     cols = [b for b, d in enumerate(demand) for _ in range(d)]
     expanded = [[cost[a][b] for b in cols] for a in rows]
     assert sum(f * cost[a][b] for a, row in enumerate(flows) for b, f in enumerate(row)) == _lsa_cost(expanded)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("level", ["call", "arg"])
+@pytest.mark.parametrize("matching_", ["greedy", "optimal"])
+def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level: str, matching_: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Distinct parallel calls, each with its own exact partner (or not, for a few)."""
+    rng = random.Random(seed)
+    n = rng.randint(9, 30)
+    preds = [Call("f", {"a": i, "b": rng.choice(["x", "y"])}) for i in range(n)]
+    golds = [("f", dict(p.arguments)) for p in rng.sample(preds, n)]
+    if rng.random() < 0.5:
+        golds[0] = ("f", {"a": -1})
+    if rng.random() < 0.3:
+        golds.append(("f", {"a": 0, "b": "z"}))
+    metric = ToolCallMetric(level, matching=matching_, tools=TOOLS, weights={"f": {"arguments": {"a": 1 / 3}}})
+    routed = metric.compute([preds], [golds], return_details=True)
+    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
+    assert routed == metric.compute([preds], [golds], return_details=True)
