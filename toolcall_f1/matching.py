@@ -908,6 +908,34 @@ def _greedy_classes(judged: list[list[PairResult]], p_class: list[int], g_class:
     return sorted(pairs)
 
 
+def _greedy_exact_first(
+    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None,
+    wspec: ToolSpec, canon: Canonicalizer, fill_defaults: bool,
+) -> list[tuple[int, int, bool]]:
+    """Greedy's pairs, as far as counts at call level go: ``(i, j, exact)``.
+
+    Greedy takes every exact pair it can before any other (an exact pair ranks first), so
+    which exact pairs it takes is decided among the exact pairs alone — judged in full here
+    for their rank. The rest are paired in index order: at call level any pairing of them
+    counts the same (each pair FP and FN at the one tool weight of the group).
+    """
+    candidates = [(i, j) for i, row in enumerate(exact_pairs) for j, x in enumerate(row) if x]
+    judged = [[compare_call(preds[i], golds[j], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+               for i, j in candidates]]
+    ranks = _greedy_ranks(judged)[0] if candidates else []
+    taken_p: set[int] = set()
+    taken_g: set[int] = set()
+    out: list[tuple[int, int, bool]] = []
+    for *_, i, j in sorted((*rank, i, j) for rank, (i, j) in zip(ranks, candidates)):
+        if i not in taken_p and j not in taken_g:
+            taken_p.add(i)
+            taken_g.add(j)
+            out.append((i, j, True))
+    rest = zip((i for i in range(len(preds)) if i not in taken_p), (j for j in range(len(golds)) if j not in taken_g))
+    out.extend((i, j, False) for i, j in rest)
+    return sorted(out)
+
+
 def _transport(cost: list[list[int]], supply: list[int], demand: list[int], k: int) -> list[list[int]]:
     """The cheapest way to send ``k`` units from rows (each row ``a`` at most ``supply[a]``)
     to columns (at most ``demand[b]``) at ``cost[a][b]`` per unit, in exact integers: the
@@ -1146,12 +1174,15 @@ def match_indices(
                     matched_g.add(gidx[b])
                 continue
             # greedy: when every call of the smaller side has its own exact partner (what
-            # assign() checks first), those are its pairs; else it judges in full
+            # assign() checks first), those are its pairs; else its exact pairs, judged in full
             exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
             forced = _forced_exact(exact_pairs)
-            if forced is not None:
-                for a, b in forced:
-                    pairs.append((pidx[a], gidx[b], EXACT_ONLY))
+            chosen = [(a, b, True) for a, b in forced] if forced is not None else None
+            if chosen is None and len(gp) * len(gg) >= _CLASSES_FROM:
+                chosen = _greedy_exact_first(exact_pairs, gp, gg, tool, wspec, canon, fill_defaults)
+            if chosen is not None:
+                for a, b, exact in chosen:
+                    pairs.append((pidx[a], gidx[b], EXACT_ONLY if exact else INEXACT_ONLY))
                     matched_p.add(pidx[a])
                     matched_g.add(gidx[b])
                 continue

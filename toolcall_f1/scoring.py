@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold
-from .counting import Counts, EmptyCorpusError, Tally, prf
+from .counting import Counts, Tally, prf
 from .matching import LEVELS, MATCHINGS, PairResult, check_choice, gold_repr, match_indices
 from .memo import Memo
 from .parsing import FORMATS, Context, read_any

@@ -149,3 +149,20 @@ def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level:
     routed = metric.compute([preds], [golds], return_details=True)
     monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
     assert routed == metric.compute([preds], [golds], return_details=True)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_greedy_counts_without_details_need_only_the_exact_pairs(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Greedy ranks exact pairs by their agreeing weight: the exact pairs it takes, and so the
+    counts, are those of judging every pair."""
+    rng = random.Random(seed)
+    n, m = rng.randint(9, 25), rng.randint(9, 25)
+    preds = [Call("f", {k: rng.choice([1, 2, 3]) for k in "abc" if rng.random() < 0.6}) for _ in range(n)]
+    golds = [("f", {"a": rng.choice([1, 2, 3]), "b": rng.choice([1, 2])}) for _ in range(m)]
+    tools = [{"name": "f", "parameters": {"properties": {"a": {}, "b": {}, "c": {"default": 1}}}}]
+    metric = ToolCallMetric(tools=tools)
+    fast = metric.compute([preds], [golds], per_tool=True)
+    detailed = metric.compute([preds], [golds], per_tool=True, return_details=True)
+    detailed.pop("details")
+    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
+    assert fast == detailed == metric.compute([preds], [golds], per_tool=True)
