@@ -654,19 +654,77 @@ def _compose(primary: list[list[int]], exact: list[list[int]], tp: list[list[int
 def _solve(
     primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]]
 ) -> list[tuple[int, int]]:
-    """Minimise (primary, -exact, -tp, fp) lexicographically, as one exact integer cost:
-    scipy's solver when every sum fits a float64 exactly, else :func:`_hungarian_exact`."""
+    """Minimise (primary, -exact, -tp, fp) lexicographically, exactly.
+
+    scipy's solver on one composed cost when every sum fits a float64 exactly; else the
+    four objectives one after the other (:func:`_lexicographic`) when each fits; else the
+    pure-Python :func:`_hungarian_exact` over the composed integers (weights written with
+    16 significant digits, such as 1/3, on large groups).
+    """
     n, m = len(primary), len(primary[0])
     k = min(n, m)
     cost = _compose(primary, exact, tp, fp, k)
-    biggest = max(abs(x) for row in cost for x in row) * k
-    if biggest < 2**53:
+    if _fits(cost, k):
         import numpy as np
         from scipy.optimize import linear_sum_assignment
 
         rows, cols = linear_sum_assignment(np.array(cost, dtype=np.float64))
         return sorted(zip(rows.tolist(), cols.tolist()))
+    stages = [primary, [[-x for x in row] for row in exact], [[-x for x in row] for row in tp], fp]
+    if all(_fits(stage, max(n, m)) for stage in stages):
+        return _lexicographic(stages)
     return _hungarian_exact(cost)
+
+
+def _fits(cost: list[list[int]], k: int) -> bool:
+    """Are sums of ``k`` entries (and potentials, up to twice that) exact in a float64?"""
+    return max(abs(x) for row in cost for x in row) * 2 * (k + 1) < 2**53
+
+
+def _lexicographic(stages: list[list[list[int]]]) -> list[tuple[int, int]]:
+    """An assignment minimising ``stages[0]``, then among those ``stages[1]``, and so on.
+
+    Each stage is one scipy solve over the pairs still allowed. After a stage, dual
+    potentials of its optimum are found (:func:`_tight_pairs`); a pair whose reduced cost is
+    not zero is in no optimal assignment of that stage, so it is dropped for the next. Every
+    number stays an integer a float64 holds exactly (:func:`_fits`).
+    """
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    n, m = len(stages[0]), len(stages[0][0])
+    size = max(n, m)  # square, with zero-cost stand-ins for the calls the smaller side lacks
+    allowed = np.ones((size, size), dtype=bool)
+    cols = np.arange(size)
+    for number, stage in enumerate(stages):
+        cost = np.zeros((size, size))
+        cost[:n, :m] = np.array(stage, dtype=np.float64)
+        cost[~allowed] = np.inf
+        rows, cols = linear_sum_assignment(cost)
+        if number < len(stages) - 1:
+            allowed &= _tight_pairs(cost, cols)
+    return sorted((i, j) for i, j in zip(rows.tolist(), cols.tolist()) if i < n and j < m)
+
+
+def _tight_pairs(cost: Any, assigned: Any) -> Any:
+    """The pairs of zero reduced cost under dual potentials of the optimal ``assigned``
+    (row ``i`` to column ``assigned[i]``) of a square ``cost``: column potentials start at 0
+    and fall to the cheapest way in, each row's potential keeping its own pair tight, until
+    nothing changes (no negative cycle, so at most one round per row)."""
+    import numpy as np
+
+    n = len(assigned)
+    own = cost[np.arange(n), assigned]
+    col = np.zeros(n)
+    for _ in range(n + 1):
+        row = col[assigned] - own
+        lowered = np.minimum(col, (row[:, None] + cost).min(axis=0))
+        if np.array_equal(lowered, col):
+            break
+        col = lowered
+    row = col[assigned] - own
+    with np.errstate(invalid="ignore"):
+        return (cost + row[:, None] - col[None, :]) == 0
 
 
 def _hungarian_exact(cost: list[list[int]]) -> list[tuple[int, int]]:

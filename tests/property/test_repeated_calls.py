@@ -166,3 +166,40 @@ def test_greedy_counts_without_details_need_only_the_exact_pairs(seed: int, monk
     detailed.pop("details")
     monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
     assert fast == detailed == metric.compute([preds], [golds], per_tool=True)
+
+
+def _lexi_value(stages: list[list[list[int]]], pairs: list[tuple[int, int]]) -> tuple[int, ...]:
+    return tuple(sum(stage[i][j] for i, j in pairs) for stage in stages)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_the_staged_solver_agrees_with_the_exact_composed_cost(seed: int) -> None:
+    """Ties on purpose (few distinct values): each stage must keep every optimum of the last."""
+    rng = random.Random(seed)
+    n, m = rng.randint(1, 7), rng.randint(1, 7)
+    stages = [[[rng.randint(-2, 2) for _ in range(m)] for _ in range(n)] for _ in range(4)]
+    staged = matching._lexicographic(stages)
+    k = min(n, m)
+    assert len(staged) == k == len({i for i, _ in staged}) == len({j for _, j in staged})
+    spans = [2 * k * max(abs(x) for row in st for x in row) + 1 for st in stages[1:]]
+    composed = [[stages[0][i][j] * spans[0] * spans[1] * spans[2] + stages[1][i][j] * spans[1] * spans[2]
+                 + stages[2][i][j] * spans[2] + stages[3][i][j] for j in range(m)] for i in range(n)]
+    assert _lexi_value(stages, staged) == _lexi_value(stages, matching._hungarian_exact(composed))
+
+
+def test_large_groups_past_float_range_use_scipy_in_stages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 different calls at argument level: the one composed cost passes 2**53, the stages do
+    not, so no pure-Python O(n³) solver runs — and the counts are the exact solver's."""
+    rng = random.Random(3)
+    preds = [Call("f", {"a": i, "b": rng.choice("xyz")}) for i in range(300)]
+    golds = [("f", {"a": i + rng.choice([0, 0, 1]), "b": rng.choice("xy")}) for i in range(280)]
+    metric = ToolCallMetric("arg", matching="optimal",
+                            weights={"f": {"weight": 2.5, "arguments": {"a": 1000.25, "b": 3.5}}})
+    staged = []
+    monkeypatch.setattr(matching, "_lexicographic", lambda st, solve=matching._lexicographic: staged.append(1) or solve(st))
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "_hungarian_exact", lambda cost: pytest.fail("the pure-Python Hungarian ran"))
+        fast = metric.compute([preds], [golds])
+    assert staged
+    monkeypatch.setattr(matching, "_fits", lambda cost, k: False)  # the exact pure-Python solver
+    assert metric.compute([preds], [golds]) == fast
