@@ -733,7 +733,19 @@ def bfcl_gold(answer: Any, where: str = "reference") -> list[GoldCall]:
     """
     if isinstance(answer, str):
         answer = load_json(answer, "bfcl")
-    answer = plain_json(answer)  # numpy arrays (a datasets column in numpy format) as lists
+    return bfcl_gold_plain(plain_json(answer), where)  # numpy arrays (a datasets column) as lists
+
+
+def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
+    """:func:`bfcl_gold` of an answer known to hold no numpy values (a walk saved).
+
+    Examples
+    --------
+    >>> bfcl_gold_plain([{"f": {"x": [1, 2]}}])
+    [f(x=AnyOf(1, 2))]
+    """
+    if isinstance(answer, str):
+        answer = load_json(answer, "bfcl")
     if isinstance(answer, Mapping):
         answer = [answer]
     if not isinstance(answer, list):

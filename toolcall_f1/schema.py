@@ -27,6 +27,7 @@ __all__ = [
     "compile_tools",
     "content_key",
     "merge_tools",
+    "merge_plain_tools",
     "validate_weights",
     "warn_unknown_weights",
     "type_ok",
@@ -195,11 +196,15 @@ def merge_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str
     ...
     ValueError: tools: expected a list of function schemas, got int
     """
+    return merge_plain_tools(*(None if layer is None else plain_json(layer) for layer in layers))
+
+
+def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
+    """:func:`merge_tools` of layers already free of numpy values (:func:`plain_json`)."""
     by_name: dict[str, Mapping[str, Any]] = {}
     for layer in layers:
         if layer is None:
             continue
-        layer = plain_json(layer)  # a numpy array of schemas (a datasets column) as a list
         if not isinstance(layer, (list, tuple)):
             raise ValueError(f"tools: expected a list of function schemas, got {type(layer).__name__}")
         here: dict[str, Mapping[str, Any]] = {}
@@ -249,7 +254,8 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
     for pname, pschema in props.items():
         if type(pschema) is not dict and not isinstance(pschema, Mapping):
             pschema = {}
-        check_schema(pschema, f"tool {name!r} parameter {pname!r}")
+        if not _is_flat(pschema):
+            check_schema(pschema, f"tool {name!r} parameter {pname!r}")
         imp = pschema.get("importance", _MISSING)
         if imp is _MISSING:  # the common case: no importance, weight 1
             weight = 1.0
@@ -455,6 +461,13 @@ def _children(node: Mapping[str, Any], at: str) -> list[tuple[Any, str, bool]]:
         if isinstance(members, (list, tuple)):
             out.extend((m, f"{at}.{word}[{i}]", True) for i, m in enumerate(members))
     return out
+
+
+def _is_flat(schema: Mapping[str, Any]) -> bool:
+    """A schema with one known type name and nothing inside to check (the commonest)."""
+    t = schema.get("type")
+    return (type(t) is str and t in KNOWN_TYPES and "items" not in schema and "properties" not in schema
+            and "anyOf" not in schema and "oneOf" not in schema)
 
 
 def check_schema(schema: Any, where: str) -> None:

@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold
+from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold, bfcl_gold_plain
 from .counting import Counts, Tally, prf
 from .matching import LEVELS, MATCHINGS, PairResult, check_choice, gold_repr, match_indices
 from .memo import Memo
 from .parsing import FORMATS, Context, read_any
-from .schema import ToolSet, compile_tools, merge_tools, validate_weights, warn_unknown_weights
+from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .values import (
     Canonicalizer,
     canonicalizer_name,
@@ -512,7 +512,7 @@ class ToolCallMetric:
         weights = self.weights
         if call_weights:
             weights = {**self.weights, **validate_weights(call_weights)}
-        tools = merge_tools(self.tools, call_tools, example_tools)
+        tools = merge_plain_tools(self.tools, plain_json(call_tools), example_tools)
         return self._compile(tools, weights)
 
     def _corpus_toolset(self, tools: Any, weights: Any) -> ToolSet:
@@ -586,10 +586,10 @@ class ToolCallMetric:
         return list(golds), toolset
 
     @staticmethod
-    def _split_reference(reference: Any, where: str) -> tuple[Any, Any]:
+    def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
         """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools`` or None)."""
         if isinstance(reference, ToolCallParseError):
-            raise reference.located(where)
+            raise reference.located(_where(index))
         if type(reference).__module__ == "numpy":
             reference = plain_json(reference)  # a numpy array (a datasets column in numpy format)
         if not isinstance(reference, Mapping) or "calls" not in reference:
@@ -608,24 +608,24 @@ class ToolCallMetric:
         remembered by content: consecutive examples often share their reference or tool list
         (several sampled answers to one prompt, BFCL's entries with their tools). ``base`` is
         the corpus's tool set without per-example tools, ``self._toolset_for(tools, weights)``."""
-        where = _where(index)
-        calls, raw_tools = self._split_reference(reference, where)
+        calls, raw_tools = self._split_reference(reference, index)
         toolset, digest = base, ""
         if raw_tools is not None:
-            toolset, digest = self._example_toolset(raw_tools, base, tools, weights, where)
+            toolset, digest = self._example_toolset(raw_tools, base, tools, weights, index)
         key = _memo_key(calls)
         slot = (key, fmt, id(toolset))
         if key is not None:
             hit = self._readings.golds.get(slot)
             if hit is not None and hit[0] is toolset:
                 return hit[1], toolset, digest
-        golds = self._read_gold(calls, fmt, index, toolset)
-        if key is not None and is_plain_json(calls):
+        plain = key is not None and is_plain_json(calls)
+        golds = self._read_gold(calls, fmt, index, toolset, plain)
+        if plain:
             self._readings.golds.put(slot, (toolset, golds))
         return golds, toolset, digest
 
     def _example_toolset(
-        self, raw_tools: Any, base: ToolSet, tools: Any, weights: Any, where: str
+        self, raw_tools: Any, base: ToolSet, tools: Any, weights: Any, index: int | None
     ) -> tuple[ToolSet, str]:
         """A reference's own tools → (the merged tool set, their digest), remembered by content."""
         key = _memo_key(raw_tools)
@@ -634,25 +634,28 @@ class ToolCallMetric:
             hit = self._readings.example_tools.get(slot)
             if hit is not None and hit[0] is base:
                 return hit[1], hit[2]
+        plain = key is not None and is_plain_json(raw_tools)
         try:
-            example_tools = merge_tools(_tools_list(raw_tools))
+            example_tools = merge_plain_tools(_tools_list(raw_tools if plain else plain_json(raw_tools)))
             toolset = self._toolset_for(tools, weights, example_tools) if example_tools else base
         except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
+            raise ValueError(f"{_where(index)}: {err}") from None
         digest = _digest(example_tools) if example_tools else ""
-        if key is not None and is_plain_json(raw_tools):
+        if plain:
             self._readings.example_tools.put(slot, (base, toolset, digest))
         return toolset, digest
 
-    def _read_gold(self, raw: Any, reference_format: str | None, index: int | None, ts: ToolSet) -> list[GoldCall]:
+    def _read_gold(
+        self, raw: Any, reference_format: str | None, index: int | None, ts: ToolSet, plain: bool = False
+    ) -> list[GoldCall]:
+        """Gold calls from a reference's calls (``plain``: known to hold no numpy values)."""
         fmt = reference_format or self.reference_format
-        where = _where(index)
         try:
             if fmt == "bfcl":
-                return bfcl_gold(raw, where)
+                return (bfcl_gold_plain if plain else bfcl_gold)(raw, _where(index))
             return [GoldCall.from_call(c) for c in read_any(raw, fmt, _reader_context(ts), gold=True)]
         except ToolCallParseError as err:
-            raise err.located(where, index) from None
+            raise err.located(_where(index), index) from None
 
     def read_prediction(
         self, prediction: Any, toolset: ToolSet, *, prediction_format: str | None = None,
@@ -901,8 +904,7 @@ class ToolCallMetric:
 
 
 def _tools_list(raw_tools: Any) -> list[Any]:
-    """A reference's ``tools``: a list of function schemas (numpy arrays read as lists)."""
-    raw_tools = plain_json(raw_tools)
+    """A reference's ``tools`` (free of numpy values): a list of function schemas."""
     if not isinstance(raw_tools, list):
         raise ValueError("'tools' must be a list of function schemas")
     return raw_tools

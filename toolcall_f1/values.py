@@ -405,19 +405,32 @@ def _plain(value: Any, depth: int, left: list[int]) -> Any:
     if depth > _WALK_DEPTH or left[0] <= 0:
         return value
     left[0] -= 1
+    if t is list or t is tuple:
+        items = list(value)
+        changed = False
+        for i, v in enumerate(items):
+            tv = type(v)
+            if tv is str or tv is int or tv is float or tv is bool or v is None:
+                continue
+            pv = _plain(v, depth + 1, left)
+            if pv is not v:
+                items[i] = pv
+                changed = True
+        if not changed:
+            return value
+        return items if t is list else tuple(items)
     if t is dict or isinstance(value, Mapping):
         changed = False
         out = {}
         for k, v in value.items():
+            tv = type(v)
+            if type(k) is str and (tv is str or tv is int or tv is float or tv is bool or v is None):
+                out[k] = v
+                continue
             pk, pv = _plain(k, depth + 1, left), _plain(v, depth + 1, left)
             changed = changed or pk is not k or pv is not v
             out[pk] = pv
         return out if changed else value
-    if t is list or t is tuple:
-        items = [_plain(v, depth + 1, left) for v in value]
-        if all(a is b for a, b in zip(items, value)):
-            return value
-        return items if t is list else tuple(items)
     if _is_numpy(value):
         return _plain(value.tolist(), depth + 1, left)  # a scalar's tolist() is its item()
     return value
@@ -448,7 +461,17 @@ def _is_plain(value: Any, depth: int, left: list[int]) -> bool:
         return False
     left[0] -= 1
     if t is dict:
-        return all(type(k) is str and _is_plain(v, depth + 1, left) for k, v in value.items())
+        for k, v in value.items():
+            if type(k) is not str:
+                return False
+            tv = type(v)
+            if not (tv is str or tv is int or tv is float or tv is bool or v is None or _is_plain(v, depth + 1, left)):
+                return False
+        return True
     if t is list or t is tuple:
-        return all(_is_plain(v, depth + 1, left) for v in value)
+        for v in value:
+            tv = type(v)
+            if not (tv is str or tv is int or tv is float or tv is bool or v is None or _is_plain(v, depth + 1, left)):
+                return False
+        return True
     return False
