@@ -12,7 +12,8 @@ from typing import Any
 
 from .calls import AnyOf, Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold
 from .counting import Counts, EmptyCorpusError, Tally, prf
-from .matching import ArgVerdict, PairResult, compare_call, match_calls
+from .judge import ArgVerdict, PairResult, compare_call
+from .matching import match_calls
 from .parsing import FORMATS, parse_calls
 from .schema import type_ok
 from .scoring import VERSION, Score, ToolCallMetric, summarize

@@ -19,7 +19,8 @@ from typing import Any
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold, bfcl_gold_plain
 from .counting import Counts, Tally, prf
-from .matching import LEVELS, MATCHINGS, PairResult, check_choice, gold_repr, match_indices
+from .judge import PairResult, gold_repr
+from .matching import LEVELS, MATCHINGS, check_choice, match_indices
 from .memo import Memo
 from .parsing import FORMATS, Context, read_any
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights

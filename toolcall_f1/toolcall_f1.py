@@ -26,6 +26,7 @@ from .matching import LEVELS
 from .scoring import ToolCallMetric
 from .counting import Tally
 from .memo import Memo
+from .judge import PairResult
 
 _CITATION = """\
 @inproceedings{patil2025bfcl,
