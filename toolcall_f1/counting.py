@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-__all__ = ["Counts", "EMPTY_CORPUS_MESSAGE", "EmptyCorpusError", "Tally", "prf"]
+__all__ = ["Counts", "EMPTY_CORPUS_MESSAGE", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "prf"]
 
 #: What computing a score over zero examples raises (SPEC §8).
 EMPTY_CORPUS_MESSAGE = "nothing was added: a corpus of zero examples has no score"
@@ -50,6 +50,18 @@ def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
     r = tp / (tp + fn) if tp + fn else 0.0
     f = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0
     return p, r, f
+
+
+#: What one field adds to (TP, FP, FN), its weight each time, by its verdict (SPEC §7): the
+#: one place a disagreeing field — an argument, or a whole pair that is not exact at call
+#: level — counts as both a false positive and a false negative.
+VERDICT_COUNTS: dict[str, tuple[int, int, int]] = {
+    "agree": (1, 0, 0),
+    "disagree": (0, 1, 1),
+    "extra": (0, 1, 0),
+    "missing": (0, 0, 1),
+    "omitted": (0, 0, 0),
+}
 
 
 #: Every finite float is a whole number of units of 2**-1074 (the smallest subnormal): an

@@ -17,13 +17,10 @@ from math import lcm
 from typing import Any
 
 from .calls import Call, GoldCall, coerce_structured
+from .counting import VERDICT_COUNTS
 from .judge import (
-    AGREE,
-    DISAGREE,
     EXACT_ONLY,
-    EXTRA,
     INEXACT_ONLY,
-    MISSING,
     ArgVerdict,
     PairResult,
     _compare,
@@ -71,12 +68,9 @@ def _greedy_ranks(results: list[list[PairResult]]) -> list[list[tuple[bool, int,
     def rank(r: PairResult) -> tuple[bool, int, int]:
         agree = errors = 0
         for v in r.verdicts:
-            if v.verdict == AGREE:
-                agree += scale[v.weight]
-            elif v.verdict == DISAGREE:
-                errors += 2 * scale[v.weight]
-            elif v.verdict in (EXTRA, MISSING):
-                errors += scale[v.weight]
+            tp, fp, fn = VERDICT_COUNTS[v.verdict]
+            agree += tp * scale[v.weight]
+            errors += (fp + fn) * scale[v.weight]
         return not r.exact, -agree, errors
 
     return [[rank(r) for r in row] for row in results]
@@ -168,21 +162,16 @@ def _arg_costs(
     fp = [[0] * m for _ in range(n)]
     for i, row in enumerate(results):
         for j, r in enumerate(row):
-            a = d = e = mi = 0
+            pair_tp, pair_fp, pair_fn = scale[1.0], 0, 0  # the name field agrees
             for v in r.verdicts:
-                iw = scale[v.weight]
-                if v.verdict == AGREE:
-                    a += iw
-                elif v.verdict == DISAGREE:
-                    d += iw
-                elif v.verdict == EXTRA:
-                    e += iw
-                elif v.verdict == MISSING:
-                    mi += iw
-            primary[i][j] = wt * (2 * d + e + mi) - un_p[i] - un_g[j]
+                counts = VERDICT_COUNTS[v.verdict]
+                pair_tp += counts[0] * scale[v.weight]
+                pair_fp += counts[1] * scale[v.weight]
+                pair_fn += counts[2] * scale[v.weight]
+            primary[i][j] = wt * (pair_fp + pair_fn) - un_p[i] - un_g[j]
             exact[i][j] = 1 if r.exact else 0
-            tp[i][j] = wt * (scale[1.0] + a)
-            fp[i][j] = wt * (d + e) - un_p[i]
+            tp[i][j] = wt * pair_tp
+            fp[i][j] = wt * pair_fp - un_p[i]
     return primary, exact, tp, fp
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold, bfcl_gold_plain
-from .counting import Counts, Tally, prf
-from .judge import PairResult, gold_repr
+from .counting import VERDICT_COUNTS, Counts, Tally, prf
+from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
 from .matching import LEVELS, MATCHINGS, check_choice, match_indices
 from .memo import Memo
 from .parsing import FORMATS, Context, read_any
@@ -203,114 +203,88 @@ def _tally(
     """The counts of one matched example (SPEC §7): ``(tp, fp, fn, every call paired and
     every pair exact, hallucinated tools, hallucinated arguments, per-tool counts)``.
 
-    Each count is the :func:`math.fsum` of its terms — a pair's or unmatched call's tool
-    weight, at argument level also ``tool weight × argument weight`` per argument — so
-    neither call order nor argument order can change a digit.
+    Every field (:func:`_fields`) adds its weight where its verdict says
+    (:data:`~toolcall_f1.counting.VERDICT_COUNTS`). Each count is the :func:`math.fsum` of its
+    terms, so neither call order nor argument order can change a digit.
     """
-    tp: list[float] = []
-    fp: list[float] = []
-    fn: list[float] = []
-    per_tool: dict[str, list[list[float]]] = {}
+    sums: tuple[list[float], list[float], list[float]] = ([], [], [])
+    per_tool: dict[str, tuple[list[float], list[float], list[float]]] = {}
     name_fn = toolset.name_canon
-    spec_of = toolset.spec_for_weights
-    exact = not up and not ug
-
-    def bucket(name: str) -> list[list[float]]:
-        # one row per tool however it was spelled: the schema's name, else the canonical one
-        key = name_fn(name)
-        declared = toolset.by_key.get(key)
-        return per_tool.setdefault(declared.name if declared is not None else key, [[], [], []])
-
-    if call_level:
-        for i, j, res in pairs:
-            wt = spec_of(preds[i].name).weight
-            if res.exact:
-                tp.append(wt)
-                if per_tool_counts:
-                    bucket(golds[j].name)[0].append(wt)
-            else:
-                exact = False
-                fp.append(wt)
-                fn.append(wt)
-                if per_tool_counts:
-                    b = bucket(golds[j].name)
-                    b[1].append(wt)
-                    b[2].append(wt)
-        for i in up:
-            wt = spec_of(preds[i].name).weight
-            fp.append(wt)
-            if per_tool_counts:
-                bucket(preds[i].name)[1].append(wt)
-        for j in ug:
-            wt = spec_of(golds[j].name).weight
-            fn.append(wt)
-            if per_tool_counts:
-                bucket(golds[j].name)[2].append(wt)
-    else:
-        for i, j, res in pairs:
-            wt = spec_of(preds[i].name).weight
-            if not res.exact:
-                exact = False
-            ptp, pfp, pfn = [wt], [], []
-            for v in res.verdicts:
-                w = wt * v.weight
-                if v.verdict == "agree":
-                    ptp.append(w)
-                elif v.verdict == "disagree":
-                    pfp.append(w)
-                    pfn.append(w)
-                elif v.verdict == "extra":
-                    pfp.append(w)
-                elif v.verdict == "missing":
-                    pfn.append(w)
-            tp.extend(ptp)
-            fp.extend(pfp)
-            fn.extend(pfn)
-            if per_tool_counts:
-                b = bucket(golds[j].name)
-                b[0].extend(ptp)
-                b[1].extend(pfp)
-                b[2].extend(pfn)
-        for i in up:
-            call = preds[i]
-            spec = spec_of(call.name)
-            terms = [spec.weight]
-            terms.extend(spec.weight * spec.arg_weight(k) for k in call.arguments)
-            fp.extend(terms)
-            if per_tool_counts:
-                bucket(call.name)[1].extend(terms)
-        for j in ug:
-            gold = golds[j]
-            spec = spec_of(gold.name)
-            terms = [spec.weight]
-            terms.extend(
-                spec.weight * spec.arg_weight(k) for k, acc in gold.arguments.items() if not acc.optional
-            )
-            fn.extend(terms)
-            if per_tool_counts:
-                bucket(gold.name)[2].extend(terms)
-
-    h_tools = h_args = 0
-    if toolset.has_schema:
-        lookup = toolset.lookup
-        for call in preds:
-            declared = lookup(call.name)
-            if declared is None:
-                h_tools += 1
-            else:
-                params = declared.params
-                for k in call.arguments:
-                    if k not in params:
-                        h_args += 1
+    for verdict, weight, name in _fields(preds, golds, toolset, pairs, up, ug, call_level):
+        into = VERDICT_COUNTS[verdict]
+        for count, terms in zip(into, sums):
+            if count:
+                terms.append(weight)
+        if per_tool_counts:
+            # one row per tool however it was spelled: the schema's name, else the canonical one
+            key = name_fn(name)
+            declared = toolset.by_key.get(key)
+            row = per_tool.setdefault(declared.name if declared is not None else key, ([], [], []))
+            for count, terms in zip(into, row):
+                if count:
+                    terms.append(weight)
+    exact = not up and not ug and all(res.exact for _, _, res in pairs)
+    h_tools, h_args = _hallucinations(preds, toolset)
     return (
-        _sum(tp),
-        _sum(fp),
-        _sum(fn),
+        _sum(sums[0]),
+        _sum(sums[1]),
+        _sum(sums[2]),
         exact,
         h_tools,
         h_args,
         {k: Counts(math.fsum(a), math.fsum(b), math.fsum(c)) for k, (a, b, c) in per_tool.items()},
     )
+
+
+def _fields(
+    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet,
+    pairs: Sequence[tuple[int, int, PairResult]], up: Sequence[int], ug: Sequence[int], call_level: bool,
+) -> Iterator[tuple[str, float, str]]:
+    """Every field a matched example counts (SPEC §7), as ``(verdict, weight, tool name)``.
+
+    At call level a pair is one field of its tool weight, agreeing when the pair is exact;
+    at argument level its name agrees (tool weight) and each argument has its own verdict
+    (weight ``w_t·w_a``). An unmatched prediction's fields are extra, an unmatched gold
+    call's (but its optional arguments) missing.
+    """
+    spec_of = toolset.spec_for_weights
+    for i, j, res in pairs:
+        wt = spec_of(preds[i].name).weight
+        name = golds[j].name
+        if call_level:
+            yield (AGREE if res.exact else DISAGREE), wt, name
+            continue
+        yield AGREE, wt, name
+        for v in res.verdicts:
+            yield v.verdict, wt * v.weight, name
+    for i in up:
+        call = preds[i]
+        spec = spec_of(call.name)
+        yield EXTRA, spec.weight, call.name
+        if not call_level:
+            for k in call.arguments:
+                yield EXTRA, spec.weight * spec.arg_weight(k), call.name
+    for j in ug:
+        gold = golds[j]
+        spec = spec_of(gold.name)
+        yield MISSING, spec.weight, gold.name
+        if not call_level:
+            for k, acc in gold.arguments.items():
+                if not acc.optional:
+                    yield MISSING, spec.weight * spec.arg_weight(k), gold.name
+
+
+def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[int, int]:
+    """Predicted calls to undeclared tools, and undeclared arguments of declared ones."""
+    h_tools = h_args = 0
+    if toolset.has_schema:
+        for call in preds:
+            declared = toolset.lookup(call.name)
+            if declared is None:
+                h_tools += 1
+            else:
+                h_args += sum(1 for k in call.arguments if k not in declared.params)
+    return h_tools, h_args
 
 
 def _sum(terms: list[float]) -> float:
