@@ -842,75 +842,8 @@ def match_indices(
         wspec = toolset.spec_for_weights(preds[pidx[0]].name)
         gp = [preds[i] for i in pidx]
         gg = [golds[j] for j in gidx]
-        if len(gp) * len(gg) >= _CLASSES_FROM:
-            classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only)
-            if classed is not None:
-                for a, b, result in classed:
-                    pairs.append((pidx[a], gidx[b], result))
-                    matched_p.add(pidx[a])
-                    matched_g.add(gidx[b])
-                continue
-        if exact_only:
-            # no details at call level: only the counts are wanted, and they depend on
-            # nothing but which pairs are exact
-            if matching == "optimal" or len(gp) * len(gg) == 1:
-                # the optimal matcher's counts are those of the most exact pairs an
-                # assignment can have (see _most_exact); one pair is the only choice
-                for a, b, exact in _most_exact_pairs(gp, gg, tool, canon, fill_defaults):
-                    pairs.append((pidx[a], gidx[b], EXACT_ONLY if exact else INEXACT_ONLY))
-                    matched_p.add(pidx[a])
-                    matched_g.add(gidx[b])
-                continue
-            # greedy: when every call of the smaller side has its own exact partner (what
-            # assign() checks first), those are its pairs; else its exact pairs, judged in full
-            exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
-            forced = _forced_exact(exact_pairs)
-            chosen = [(a, b, True) for a, b in forced] if forced is not None else None
-            if chosen is None and len(gp) * len(gg) >= _CLASSES_FROM:
-                chosen = _greedy_exact_first(exact_pairs, gp, gg, tool, wspec, canon, fill_defaults)
-            if chosen is not None:
-                for a, b, exact in chosen:
-                    pairs.append((pidx[a], gidx[b], EXACT_ONLY if exact else INEXACT_ONLY))
-                    matched_p.add(pidx[a])
-                    matched_g.add(gidx[b])
-                continue
-        elif matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
-            # at call level the assignment needs only which pairs are exact: judge every
-            # pair for exactness alone, and in full only the pairs chosen
-            exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
-            chosen = _forced_exact(exact_pairs)
-            if chosen is None:
-                chosen = _optimal_call(exact_pairs, gp, gg, wspec)
-            for a, b in chosen:
-                result = compare_call(
-                    gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults
-                )
-                pairs.append((pidx[a], gidx[b], result))
-                matched_p.add(pidx[a])
-                matched_g.add(gidx[b])
-            continue
-        elif len(gp) * len(gg) >= _CLASSES_FROM and (matching == "greedy" or len(gp) == len(gg)):
-            # a large group of parallel calls: when every call of the smaller side has its own
-            # exact partner, assign() would return those pairs; judge only them in full
-            forced = _forced_exact(exact_matrix(gp, gg, tool, canon, fill_defaults))
-            if forced is not None:
-                for a, b in forced:
-                    result = compare_call(
-                        gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults
-                    )
-                    pairs.append((pidx[a], gidx[b], result))
-                    matched_p.add(pidx[a])
-                    matched_g.add(gidx[b])
-                continue
-        results = [
-            [
-                compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
-                for g in gg
-            ]
-            for p in gp
-        ]
-        for a, b in assign(results, gp, gg, wspec, matching=matching, level=level):
-            pairs.append((pidx[a], gidx[b], results[a][b]))
+        for a, b, result in _match_group(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only):
+            pairs.append((pidx[a], gidx[b], result))
             matched_p.add(pidx[a])
             matched_g.add(gidx[b])
     pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
@@ -919,3 +852,53 @@ def match_indices(
         [i for i in range(len(preds)) if i not in matched_p],
         [j for j in range(len(golds)) if j not in matched_g],
     )
+
+
+def _match_group(
+    gp: Sequence[Call], gg: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
+    fill_defaults: bool, matching: str, level: str, exact_only: bool,
+) -> list[tuple[int, int, PairResult]]:
+    """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``,
+    judging as few pairs in full as gives the same pairs (or, where only counts are wanted,
+    the same counts) as judging every pair and running :func:`assign`."""
+    def judge(a: int, b: int) -> PairResult:
+        return compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+
+    large = len(gp) * len(gg) >= _CLASSES_FROM
+    if large:
+        classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only)
+        if classed is not None:
+            return classed
+    if exact_only:
+        # no details at call level: only the counts are wanted, and they depend on
+        # nothing but which pairs are exact
+        if matching == "optimal" or len(gp) * len(gg) == 1:
+            # the optimal matcher's counts are those of the most exact pairs an
+            # assignment can have (see _most_exact); one pair is the only choice
+            return [(a, b, EXACT_ONLY if x else INEXACT_ONLY)
+                    for a, b, x in _most_exact_pairs(gp, gg, tool, canon, fill_defaults)]
+        # greedy: when every call of the smaller side has its own exact partner (what
+        # assign() checks first), those are its pairs; else its exact pairs, judged in full
+        exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
+        forced = _forced_exact(exact_pairs)
+        if forced is not None:
+            return [(a, b, EXACT_ONLY) for a, b in forced]
+        if large:
+            return [(a, b, EXACT_ONLY if x else INEXACT_ONLY)
+                    for a, b, x in _greedy_exact_first(exact_pairs, gp, gg, tool, wspec, canon, fill_defaults)]
+    elif matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
+        # at call level the assignment needs only which pairs are exact: judge every
+        # pair for exactness alone, and in full only the pairs chosen
+        exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
+        chosen = _forced_exact(exact_pairs)
+        if chosen is None:
+            chosen = _optimal_call(exact_pairs, gp, gg, wspec)
+        return [(a, b, judge(a, b)) for a, b in chosen]
+    elif large and (matching == "greedy" or len(gp) == len(gg)):
+        # a large group of parallel calls: when every call of the smaller side has its own
+        # exact partner, assign() would return those pairs; judge only them in full
+        forced = _forced_exact(exact_matrix(gp, gg, tool, canon, fill_defaults))
+        if forced is not None:
+            return [(a, b, judge(a, b)) for a, b in forced]
+    results = [[judge(a, b) for b in range(len(gg))] for a in range(len(gp))]
+    return [(a, b, results[a][b]) for a, b in assign(results, gp, gg, wspec, matching=matching, level=level)]
