@@ -247,9 +247,12 @@ class Tally:
         tools_digest: str,
     ) -> None:
         """One example's numbers, as a :class:`~toolcall_f1.scoring.Score` carries them."""
-        self._tp += _units(tp)
-        self._fp += _units(fp)
-        self._fn += _units(fn)
+        if tp:  # most counts of an example are zero
+            self._tp += _units(tp)
+        if fp:
+            self._fp += _units(fp)
+        if fn:
+            self._fn += _units(fn)
         self.num_examples += 1
         self.num_exact += bool(exact)
         self.num_parse_errors += parse_error is not None

@@ -567,7 +567,7 @@ class ToolCallMetric:
             raise reference.located(_where(index))
         if type(reference).__module__ == "numpy":
             reference = plain_json(reference)  # a numpy array (a datasets column in numpy format)
-        if not isinstance(reference, Mapping) or "calls" not in reference:
+        if not (type(reference) is dict or isinstance(reference, Mapping)) or "calls" not in reference:
             return reference, None
         calls = reference["calls"]
         if type(calls).__module__ == "numpy":
