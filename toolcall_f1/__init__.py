@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .calls import AnyOf, Call, GoldCall, ToolCallParseError, bfcl_gold
-from .matching import ArgVerdict, PairResult, compare_call, match_calls
+from .calls import AnyOf, Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold
+from .counting import Counts, EmptyCorpusError, Tally, prf
+from .judge import ArgVerdict, PairResult, compare_call
+from .matching import match_calls
 from .parsing import FORMATS, parse_calls
 from .schema import type_ok
-from .scoring import VERSION, Counts, Score, ToolCallMetric, prf, summarize
+from .scoring import VERSION, Score, ToolCallMetric, summarize
 from .values import canon_bfcl, canon_default, canon_exact
 
 __version__ = VERSION
@@ -25,12 +27,15 @@ __all__ = [
     "ArgVerdict",
     "Call",
     "Counts",
+    "EmptyCorpusError",
     "FORMATS",
     "GoldCall",
     "PairResult",
     "Score",
+    "Tally",
     "ToolCallMetric",
     "ToolCallParseError",
+    "ToolCallWarning",
     "bfcl_gold",
     "canon_bfcl",
     "canon_default",

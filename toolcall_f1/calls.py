@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .values import strictly_identical
+from .values import plain_json, strictly_identical
 
 __all__ = [
     "Call",
@@ -25,17 +25,29 @@ __all__ = [
     "NestedList",
     "GoldCall",
     "ToolCallParseError",
+    "ToolCallWarning",
     "MAX_BYTES",
     "MAX_DEPTH",
     "load_json",
     "normalize_value",
     "coerce_structured",
+    "plain_json",
 ]
 
 #: Inputs larger than this (per example) are parse errors, never a hang.
 MAX_BYTES = 1_000_000
 #: Inputs nested deeper than this are parse errors, never a RecursionError.
 MAX_DEPTH = 64
+#: Integers of more decimal digits than this are parse errors everywhere: JSON text cannot
+#: carry them (Python's default limit on int-string conversion, which ``json.loads`` and
+#: ``ast`` apply), so a structured input may not either.
+MAX_INT_DIGITS = 4300
+_INT_LIMIT = 10**MAX_INT_DIGITS
+
+
+class ToolCallWarning(UserWarning):
+    """A likely mistake in the settings or data that does not change the score (a weight
+    naming no declared tool, an unknown schema type name, ...): issued with :mod:`warnings`."""
 
 
 class ToolCallParseError(ValueError):
@@ -308,6 +320,8 @@ def normalize_value(
         budget.left -= 8
         if budget.left < 0:
             budget.spend(0, fmt)
+        if not -_INT_LIMIT < value < _INT_LIMIT:
+            raise _big_int(value, fmt)
         return value
     if t is dict:
         return _normalize_object(value, fmt, depth, budget, gold)
@@ -315,21 +329,30 @@ def normalize_value(
         return _normalize_array(value, fmt, depth, budget)
     if value is None or isinstance(value, bool):
         budget.spend(4, fmt)
-        return value
+        return None if value is None else bool(value)
     if isinstance(value, int):
         budget.spend(8, fmt)
-        return value
+        if not -_INT_LIMIT < value < _INT_LIMIT:
+            raise _big_int(value, fmt)
+        return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ToolCallParseError(f"non-finite number {value!r}", format=fmt)
         budget.spend(8, fmt)
-        return value
+        return float(value)
     if isinstance(value, str):
         budget.spend(len(value) + 2, fmt)
-        return value
+        return str(value)
     if isinstance(value, AnyOf):
         if gold and depth == 1:  # an argument's accepted values, in a reference
-            return value
+            return AnyOf._of(
+                tuple(
+                    v if isinstance(v, (NestedAnswer, NestedList))
+                    else normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget)
+                    for v in value.values
+                ),
+                value.optional,
+            )
         raise ToolCallParseError(
             "AnyOf (accepted values) belongs in a reference argument, not here", format=fmt
         )
@@ -337,10 +360,20 @@ def normalize_value(
         return _normalize_object(value, fmt, depth, budget, gold)
     if isinstance(value, (list, tuple)):
         return _normalize_array(value, fmt, depth, budget)
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        # a numpy scalar or array: the equal plain value (an array's size is checked first)
+        budget.spend(8 * getattr(value, "size", 1), fmt)
+        return normalize_value(plain_json(value), fmt=fmt, depth=depth, budget=budget, gold=gold)
     kind = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}.get(
         type(value), f"a {type(value).__name__}"
     )
     raise ToolCallParseError(f"{kind} is not a JSON value", format=fmt)
+
+
+def _big_int(value: int, fmt: str) -> ToolCallParseError:
+    return ToolCallParseError(
+        f"an integer of more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits) is not read", format=fmt
+    )
 
 
 def _normalize_object(value: Mapping[Any, Any], fmt: str, depth: int, budget: _Budget, gold: bool) -> dict[str, Any]:
@@ -501,6 +534,8 @@ def coerce_structured(
     toolcall_f1.calls.ToolCallParseError: structured: expected a call, got int 42
     """
     budget = _budget if _budget is not None else _Budget()
+    if type(obj).__module__ == "numpy":
+        obj = plain_json(obj)  # a numpy array or scalar (a datasets column): the plain value
     if _depth > MAX_DEPTH:
         raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
     if obj is None:
@@ -512,7 +547,7 @@ def coerce_structured(
             raise ToolCallParseError(
                 "a string is data here, not a call", format=fmt, snippet=obj
             )
-        return parse_text(obj)
+        return parse_text(str(obj))
     if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and (
         isinstance(obj[1], (Mapping, str)) or obj[1] is None
     ):
@@ -565,8 +600,9 @@ def _coerce_mapping(
     # OpenAI assistant message: {"role": ..., "tool_calls": [...]}
     if "tool_calls" in obj and (
         obj["tool_calls"] is None or isinstance(obj["tool_calls"], (list, tuple)) or "role" in obj
+        or type(obj["tool_calls"]).__module__ == "numpy"
     ):
-        calls = obj["tool_calls"]
+        calls = plain_json(obj["tool_calls"])
         if calls is None:
             return []
         if not isinstance(calls, (list, tuple)):
@@ -612,8 +648,8 @@ def _bfcl_accepted(values: Any, where: str, *, nested: bool) -> AnyOf:
         raise ValueError(
             f"{where}: expected a list of accepted values, got {type(values).__name__} {_clip(repr(values), 40)}"
         )
-    if not values:
-        raise ValueError(f"{where}: the list of accepted values is empty")
+    if not values:  # BFCL's "no value accepted": never agrees, and omitting it is missing
+        return AnyOf._of((), False)
     optional = False
     accepted: list[Any] = []
     for v in values:
@@ -627,7 +663,7 @@ def _bfcl_accepted(values: Any, where: str, *, nested: bool) -> AnyOf:
             if len(v) < _LONG_STRING:
                 accepted.append(v)
                 continue
-        elif t is int or t is bool or v is None or (t is float and math.isfinite(v)):
+        elif (t is int and -_INT_LIMIT < v < _INT_LIMIT) or t is bool or v is None or (t is float and math.isfinite(v)):
             accepted.append(v)
             continue
         if isinstance(v, str) and v == "":
@@ -676,7 +712,8 @@ def bfcl_gold(answer: Any, where: str = "reference") -> list[GoldCall]:
 
     ``""`` among a parameter's accepted values marks it optional; a dict among them is a
     nested answer (each key's value a list of accepted values); a list of dicts is an
-    accepted list of dicts; any other list is one whole value.
+    accepted list of dicts; any other list is one whole value. An empty list of accepted
+    values accepts nothing: no value agrees, and omitting the parameter is missing it.
 
     Raises
     ------
@@ -687,10 +724,25 @@ def bfcl_gold(answer: Any, where: str = "reference") -> list[GoldCall]:
     --------
     >>> bfcl_gold([{"area": {"base": [10], "unit": ["units", ""]}}])
     [area(base=10, unit=AnyOf('units', optional=True))]
+    >>> bfcl_gold([{"route": {"start": []}}])
+    [route(start=AnyOf())]
     >>> bfcl_gold([{"area": {"base": 10}}])
     Traceback (most recent call last):
     ...
     ValueError: reference[0].area.base: expected a list of accepted values, got int 10
+    """
+    if isinstance(answer, str):
+        answer = load_json(answer, "bfcl")
+    return bfcl_gold_plain(plain_json(answer), where)  # numpy arrays (a datasets column) as lists
+
+
+def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
+    """:func:`bfcl_gold` of an answer known to hold no numpy values (a walk saved).
+
+    Examples
+    --------
+    >>> bfcl_gold_plain([{"f": {"x": [1, 2]}}])
+    [f(x=AnyOf(1, 2))]
     """
     if isinstance(answer, str):
         answer = load_json(answer, "bfcl")

@@ -1,38 +1,42 @@
-"""Judging a (prediction, gold) pair and matching calls as a multiset (SPEC §5–§6).
+"""Matching calls as a multiset: assignment over judged pairs (SPEC §6).
 
-:func:`compare_call` gives every argument of a pair its verdict (agree, disagree, extra,
-missing, or omitted); :func:`assign` pairs the calls of one name group, greedily (the seed's
-algorithm) or optimally (``scipy.optimize.linear_sum_assignment`` over an exact integer cost);
-:func:`match_calls` is the public entry point.
+Pairs are judged in :mod:`toolcall_f1.judge`; here :func:`assign` pairs the calls of one
+name group, greedily (the seed's algorithm) or optimally (``scipy.optimize.
+linear_sum_assignment`` over an exact integer cost), and :func:`match_calls` is the public
+entry point. Large groups of repeated calls are matched over classes of identical calls.
 """
 
 from __future__ import annotations
 
+import collections
+import marshal
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from types import MappingProxyType
+from functools import lru_cache
 from math import lcm
 from typing import Any
 
-from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
-from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
-from .values import (
-    KEYED_CANONICALIZERS,
-    Canonicalizer,
-    NameCanonicalizer,
-    canon_exact,
-    is_empty_value,
-    resolve_canonicalizer,
-    resolve_name_canonicalizer,
-    value_key,
-    values_equal,
+from .calls import Call, GoldCall, coerce_structured
+from .counting import VERDICT_COUNTS
+from .judge import (
+    EXACT_ONLY,
+    INEXACT_ONLY,
+    ArgVerdict,
+    PairResult,
+    _compare,
+    compare_call,
+    exact_matrix,
+    gold_repr,
 )
+from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, validate_weights
+from .values import Canonicalizer, NameCanonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
 __all__ = [
-    "ArgVerdict",
+    "ArgVerdict",  # judged pairs, re-exported: toolcall_f1.matching.compare_call keeps working
     "PairResult",
     "compare_call",
+    "exact_matrix",
+    "gold_repr",
     "assign",
     "match_calls",
     "MATCHINGS",
@@ -41,366 +45,6 @@ __all__ = [
 
 MATCHINGS = ("greedy", "optimal")
 LEVELS = ("call", "arg")
-
-AGREE, DISAGREE, EXTRA, MISSING, OMITTED = "agree", "disagree", "extra", "missing", "omitted"
-
-
-@dataclass(frozen=True, slots=True)
-class ArgVerdict:
-    """One argument of a pair: its verdict, weight ``w_a`` and the two sides' values."""
-
-    name: str
-    verdict: str
-    weight: float
-    pred: Any = None
-    gold: Any = None
-    reason: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``argument``, ``verdict``, ``weight``, ``pred`` (when given), ``gold``
-        (accepted values as ``{"any_of": [...], "optional": bool}`` when not a single value),
-        and ``reason`` (``type``, ``value``, ``default``, ``required``) where there is one."""
-        out: dict[str, Any] = {"argument": self.name, "verdict": self.verdict, "weight": self.weight}
-        if self.verdict != MISSING and self.verdict != OMITTED or self.pred is not None:
-            out["pred"] = self.pred
-        out["gold"] = _gold_repr(self.gold)
-        if self.reason:
-            out["reason"] = self.reason
-        return out
-
-
-def _gold_repr(gold: Any) -> Any:
-    if isinstance(gold, AnyOf):
-        vals = [_gold_repr(v) for v in gold.values]
-        if len(vals) == 1 and not gold.optional:
-            return vals[0]
-        return {"any_of": vals, "optional": gold.optional}
-    if isinstance(gold, NestedAnswer):
-        return {k: _gold_repr(v) for k, v in gold.fields.items()}
-    if isinstance(gold, NestedList):
-        return [_gold_repr(v) for v in gold.items]
-    return gold
-
-
-@dataclass(frozen=True, slots=True)
-class PairResult:
-    """A judged pair: exact or not, agreeing weight, error weight, and per-argument verdicts.
-
-    ``agree`` and ``errors`` are in argument weights ``w_a`` (the tool weight is applied when
-    counting); ``errors`` counts a disagreeing argument twice (its FP and its FN).
-    """
-
-    exact: bool
-    agree: float
-    errors: float
-    verdicts: tuple[ArgVerdict, ...]
-
-
-_NO_PARAMS: Mapping[str, Any] = MappingProxyType({})
-_NO_REQUIRED: frozenset[str] = frozenset()
-
-
-def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicalizer) -> bool:
-    if not isinstance(value, Mapping):
-        return False
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(props, Mapping):
-        props = {}
-    for key, v in value.items():
-        accepted = answer.fields.get(key)
-        if accepted is None:
-            return False
-        if accepted.optional and is_empty_value(v):
-            continue
-        key_schema = props.get(key)
-        if key_schema is not None and not type_ok(v, key_schema):
-            return False
-        if not any(values_equal(v, c, canon) for c in accepted.values):
-            return False
-    return all(key in value or acc.optional for key, acc in answer.fields.items())
-
-
-_AGREE = (True, "")
-_TYPE = (False, "type")
-_VALUE = (False, "value")
-
-
-def _agrees(
-    value: Any, accepted: AnyOf, schema: Any, canon: Canonicalizer, check: Callable[[Any], bool] | None = None
-) -> tuple[bool, str]:
-    """Does ``value`` match one of the accepted values, with the schema's type? ``check`` is
-    the schema's compiled ``type_ok`` (:attr:`ParamSpec.check`), when there is one."""
-    if accepted.plain:  # the common case, in short: one type check, then the values
-        if schema is not None and not (check(value) if check is not None else type_ok(value, schema)):
-            return _TYPE
-        for cand in accepted.values:
-            if values_equal(value, cand, canon):
-                return _AGREE
-        return _VALUE
-    plain_ok: bool | None = None
-    for cand in accepted.values:
-        if isinstance(cand, NestedAnswer):
-            if _nested_ok(value, cand, schema, canon):
-                return True, ""
-        elif isinstance(cand, NestedList):
-            items = schema.get("items") if isinstance(schema, Mapping) else None
-            if (
-                isinstance(value, (list, tuple))
-                and len(value) == len(cand.items)
-                and all(_nested_ok(v, a, items, canon) for v, a in zip(value, cand.items))
-            ):
-                return True, ""
-        else:
-            if plain_ok is None:
-                plain_ok = schema is None or type_ok(value, schema)
-            if plain_ok and values_equal(value, cand, canon):
-                return True, ""
-    return False, "type" if plain_ok is False else "value"
-
-
-def compare_call(
-    pred: Call,
-    gold: GoldCall,
-    *,
-    tool: ToolSpec | None = None,
-    weights: ToolSpec | None = None,
-    canon: Canonicalizer = canon_exact,
-    fill_defaults: bool = True,
-) -> PairResult:
-    """Judge one pair of calls with the same name, argument by argument (SPEC §5).
-
-    Parameters
-    ----------
-    pred, gold
-        The predicted call and the gold call.
-    tool
-        The tool's schema (types, required, defaults), or None when there is none.
-    weights
-        Where argument weights are read from (defaults to ``tool``; weight 1 without either).
-    canon
-        The string canonicalizer.
-    fill_defaults
-        Read an argument absent on one side as its schema default (off for BFCL references).
-
-    Returns
-    -------
-    PairResult
-
-    Examples
-    --------
-    >>> r = compare_call(Call("f", {"x": 1, "y": 2}), GoldCall.from_call(Call("f", {"x": 1, "y": 3})))
-    >>> r.exact, r.agree, r.errors, [v.verdict for v in r.verdicts]
-    (False, 1.0, 2.0, ['agree', 'disagree'])
-    """
-    verdicts: list[ArgVerdict] = []
-    exact, agree, errors = _compare(
-        pred, gold, tool, weights if weights is not None else tool, canon, fill_defaults, verdicts
-    )
-    return PairResult(exact, agree, errors, tuple(verdicts))
-
-
-_NOT_EXACT = (False, 0.0, 0.0)
-
-#: A pair judged for exactness alone (no verdicts): what ``match_indices(details=False)``
-#: gives at call level, where counting reads nothing else of a pair.
-EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
-INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
-
-
-def _compare(
-    pred: Call,
-    gold: GoldCall,
-    tool: ToolSpec | None,
-    wspec: ToolSpec | None,
-    canon: Canonicalizer,
-    fill_defaults: bool,
-    verdicts: list[ArgVerdict] | None,
-) -> tuple[bool, float, float]:
-    """:func:`compare_call`'s judgement: ``(exact, agree, errors)``, each argument's verdict
-    appended to ``verdicts``. With ``verdicts=None`` only exactness is wanted: the first
-    argument that disagrees, is missing or extra ends it with ``(False, 0.0, 0.0)``, and no
-    verdict is built — one code path, so the two can never judge differently."""
-    params = tool.params if tool is not None else _NO_PARAMS
-    required = tool.required if tool is not None else _NO_REQUIRED
-    # ToolSpec.arg_weight, inlined: the override, else the schema's importance, else 1
-    overrides = wspec.arg_weights if wspec is not None else _NO_PARAMS
-    wparams = wspec.params if wspec is not None else _NO_PARAMS
-    pargs = pred.arguments
-    gargs = gold.arguments
-    add = verdicts.append if verdicts is not None else None
-    agree = errors = 0.0
-    exact = True
-    keys: Iterable[str] = gargs
-    if not pargs.keys() <= gargs.keys():
-        keys = (*gargs, *(k for k in pargs if k not in gargs))
-    w = 0.0
-    for key in keys:
-        if add is not None:
-            override = overrides.get(key)
-            if override is None:
-                wp = wparams.get(key)
-                w = wp.weight if wp is not None else 1.0
-            else:
-                w = override
-        pspec = params.get(key)
-        if pspec is not None:
-            schema, check = pspec.schema, pspec.check
-        else:
-            schema = check = None
-        accepted = gargs.get(key)
-        if accepted is not None:
-            if key in pargs:
-                value = pargs[key]
-                if accepted.optional and is_empty_value(value):
-                    if add is not None:
-                        add(ArgVerdict(key, OMITTED, w, value, accepted))
-                    continue
-                ok, reason = _agrees(value, accepted, schema, canon, check)
-                if ok:
-                    if add is not None:
-                        add(ArgVerdict(key, AGREE, w, value, accepted))
-                    agree += w
-                else:
-                    if add is None:
-                        return _NOT_EXACT
-                    add(ArgVerdict(key, DISAGREE, w, value, accepted, reason))
-                    errors += 2 * w
-                    exact = False
-            elif key in required:
-                if add is None:
-                    return _NOT_EXACT
-                add(ArgVerdict(key, MISSING, w, None, accepted, "required"))
-                errors += w
-                exact = False
-            elif accepted.optional:
-                if add is not None:
-                    add(ArgVerdict(key, OMITTED, w, None, accepted))
-            elif fill_defaults and pspec is not None and pspec.has_default:
-                ok, reason = _agrees(pspec.default, accepted, schema, canon, check)
-                if ok:
-                    if add is not None:
-                        add(ArgVerdict(key, AGREE, w, pspec.default, accepted, "default"))
-                    agree += w
-                else:
-                    if add is None:
-                        return _NOT_EXACT
-                    add(ArgVerdict(key, DISAGREE, w, pspec.default, accepted, "default"))
-                    errors += 2 * w
-                    exact = False
-            else:
-                if add is None:
-                    return _NOT_EXACT
-                add(ArgVerdict(key, MISSING, w, None, accepted))
-                errors += w
-                exact = False
-        else:
-            value = pargs[key]
-            if fill_defaults and pspec is not None and pspec.has_default:
-                ok, reason = _agrees(value, AnyOf(pspec.default), schema, canon, check)
-                if ok:
-                    if add is not None:
-                        add(ArgVerdict(key, AGREE, w, value, pspec.default, "default"))
-                    agree += w
-                else:
-                    if add is None:
-                        return _NOT_EXACT
-                    add(ArgVerdict(key, DISAGREE, w, value, pspec.default, "default"))
-                    errors += 2 * w
-                    exact = False
-            else:
-                if add is None:
-                    return _NOT_EXACT
-                add(ArgVerdict(key, EXTRA, w, value, None))
-                errors += w
-                exact = False
-    return exact, agree, errors
-
-
-#: From this many pairs on, keying the values once beats comparing every pair in full.
-_KEYED_FROM = 9
-
-
-def exact_matrix(
-    preds: Sequence[Call],
-    golds: Sequence[GoldCall],
-    tool: ToolSpec | None,
-    canon: Canonicalizer,
-    fill_defaults: bool,
-) -> list[list[bool]]:
-    """Which pairs of one name group are exact: ``[[exact(p, g) for g in golds] for p in preds]``,
-    as :func:`compare_call` judges them.
-
-    Judging every pair in full costs n·m comparisons of every argument. Here each predicted
-    value is type-checked and keyed once (:func:`~toolcall_f1.values.value_key`), each gold
-    argument's accepted values become one set of keys, and a pair is then judged by set
-    lookups; anything the keys do not cover (nested answers, defaults to fill, extra
-    arguments, values without a key, other canonicalizers) is judged by the full comparison.
-    """
-    n, m = len(preds), len(golds)
-    if n * m < _KEYED_FROM or canon not in KEYED_CANONICALIZERS:
-        return [[_compare(p, g, tool, None, canon, fill_defaults, None)[0] for g in golds] for p in preds]
-    params = tool.params if tool is not None else _NO_PARAMS
-    pred_keys: list[dict[str, tuple[bool, Any, bool]] | None] = []
-    for p in preds:
-        keyed: dict[str, tuple[bool, Any, bool]] | None = {}
-        for k, v in p.arguments.items():
-            vk = value_key(v, canon)
-            if vk is None:
-                keyed = None
-                break
-            pspec = params.get(k)
-            ok = pspec is None or (pspec.check(v) if pspec.check is not None else type_ok(v, pspec.schema))
-            keyed[k] = (ok, vk, is_empty_value(v))  # type: ignore[index]
-        pred_keys.append(keyed)
-    gold_keys: list[dict[str, frozenset[Any] | None]] = []
-    for g in golds:
-        accepted_keys: dict[str, frozenset[Any] | None] = {}
-        for k, acc in g.arguments.items():
-            keys: set[Any] | None = set()
-            for c in acc.values:
-                ck = None if isinstance(c, (NestedAnswer, NestedList)) else value_key(c, canon)
-                if ck is None:
-                    keys = None
-                    break
-                keys.add(ck)  # type: ignore[union-attr]
-            accepted_keys[k] = None if keys is None else frozenset(keys)
-        gold_keys.append(accepted_keys)
-    required = tool.required if tool is not None else _NO_REQUIRED
-    rows = []
-    for p, pk in zip(preds, pred_keys):
-        row = []
-        for g, gk in zip(golds, gold_keys):
-            if pk is None or not pk.keys() <= gk.keys():
-                row.append(_compare(p, g, tool, None, canon, fill_defaults, None)[0])
-                continue
-            exact = True
-            for key, accepted in g.arguments.items():
-                entry = pk.get(key)
-                if entry is None:  # not given: required, optional, or a default to fill
-                    if key in required:
-                        exact = False
-                    elif accepted.optional:
-                        continue
-                    else:
-                        exact = _compare(p, g, tool, None, canon, fill_defaults, None)[0]
-                    break
-                type_fine, vk, empty = entry
-                if accepted.optional and empty:
-                    continue
-                key_set = gk[key]
-                if key_set is None:
-                    pspec = params.get(key)
-                    if not _agrees(p.arguments[key], accepted, pspec.schema if pspec else None, canon,
-                                   pspec.check if pspec else None)[0]:
-                        exact = False
-                        break
-                elif not (type_fine and vk in key_set):
-                    exact = False
-                    break
-            row.append(exact)
-        rows.append(row)
-    return rows
-
 
 # --------------------------------------------------------------------------- assignment
 
@@ -413,27 +57,30 @@ def _unmatched_gold_weight(call: GoldCall, spec: ToolSpec) -> list[float]:
     return [spec.arg_weight(k) for k, acc in call.arguments.items() if not acc.optional]
 
 
-def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
-    # agree and errors are ranked exactly (integers over a common denominator), so that a
-    # float sum such as 0.1 + 0.2 never outranks an equal 0.3
+def _greedy_ranks(results: list[list[PairResult]]) -> list[list[tuple[bool, int, int]]]:
+    """Each pair's rank for the greedy matcher: ``(not exact, -agree, errors)``, lowest first.
+
+    agree and errors are ranked exactly (integers over a common denominator), so that a
+    float sum such as 0.1 + 0.2 never outranks an equal 0.3.
+    """
     scale, _ = _to_int_scale([v.weight for row in results for r in row for v in r.verdicts] or [1.0])
 
-    def exact_sums(r: PairResult) -> tuple[int, int]:
+    def rank(r: PairResult) -> tuple[bool, int, int]:
         agree = errors = 0
         for v in r.verdicts:
-            if v.verdict == AGREE:
-                agree += scale[v.weight]
-            elif v.verdict == DISAGREE:
-                errors += 2 * scale[v.weight]
-            elif v.verdict in (EXTRA, MISSING):
-                errors += scale[v.weight]
-        return agree, errors
+            tp, fp, fn = VERDICT_COUNTS[v.verdict]
+            agree += tp * scale[v.weight]
+            errors += (fp + fn) * scale[v.weight]
+        return not r.exact, -agree, errors
 
+    return [[rank(r) for r in row] for row in results]
+
+
+def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
+    """Candidate pairs best-first — by rank (:func:`_greedy_ranks`), then prediction index,
+    then gold index — each taken while both calls are free (SPEC §6)."""
     ranked = sorted(
-        (not r.exact, -agree, errors, i, j)
-        for i, row in enumerate(results)
-        for j, r in enumerate(row)
-        for agree, errors in (exact_sums(r),)
+        (*rank, i, j) for i, row in enumerate(_greedy_ranks(results)) for j, rank in enumerate(row)
     )
     used_p: set[int] = set()
     used_g: set[int] = set()
@@ -450,18 +97,11 @@ def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-_FRACTIONS: dict[float, Fraction] = {}
-_FRACTIONS_SIZE = 4096
-
-
+@lru_cache(maxsize=4096)
 def _fraction(w: float) -> Fraction:
-    """The weight as written (its shortest decimal ``repr``), as an exact fraction; memoised."""
-    f = _FRACTIONS.get(w)
-    if f is None:
-        f = Fraction(repr(float(w)))
-        if len(_FRACTIONS) < _FRACTIONS_SIZE:
-            _FRACTIONS[w] = f
-    return f
+    """The weight as written (its shortest decimal ``repr``), as an exact fraction; memoised
+    (``lru_cache`` is safe to share between threads: a pure function of the weight)."""
+    return Fraction(repr(float(w)))
 
 
 def _to_int_scale(weights: Iterable[float]) -> tuple[dict[float, int], int]:
@@ -494,9 +134,21 @@ def _optimal(
     spec: ToolSpec,
     level: str,
 ) -> list[tuple[int, int]]:
-    n, m = len(results), len(results[0])
     if level == "call":
         return _optimal_call([[r.exact for r in row] for row in results], preds, golds, spec)
+    return _solve(*_arg_costs(results, preds, golds, spec))
+
+
+Costs = tuple[list[list[int]], list[list[int]], list[list[int]], list[list[int]]]
+
+
+def _arg_costs(
+    results: list[list[PairResult]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
+) -> Costs:
+    """The optimal matcher's objective at argument level, per pair, in exact integers:
+    ``(primary, exact, tp, fp)`` — FP+FN the pair adds over leaving both calls unmatched, 1
+    for an exact pair, its TP, and the FP it adds over leaving the prediction unmatched."""
+    n, m = len(results), len(results[0])
     scale = _group_scale(preds, golds, spec)
     wt = scale[spec.weight]
 
@@ -510,38 +162,37 @@ def _optimal(
     fp = [[0] * m for _ in range(n)]
     for i, row in enumerate(results):
         for j, r in enumerate(row):
-            a = d = e = mi = 0
+            pair_tp, pair_fp, pair_fn = scale[1.0], 0, 0  # the name field agrees
             for v in r.verdicts:
-                iw = scale[v.weight]
-                if v.verdict == AGREE:
-                    a += iw
-                elif v.verdict == DISAGREE:
-                    d += iw
-                elif v.verdict == EXTRA:
-                    e += iw
-                elif v.verdict == MISSING:
-                    mi += iw
-            pair_err = wt * (2 * d + e + mi)
-            pair_tp = wt * (scale[1.0] + a)
-            pair_fp = wt * (d + e)
-            primary[i][j] = pair_err - un_p[i] - un_g[j]
+                counts = VERDICT_COUNTS[v.verdict]
+                pair_tp += counts[0] * scale[v.weight]
+                pair_fp += counts[1] * scale[v.weight]
+                pair_fn += counts[2] * scale[v.weight]
+            primary[i][j] = wt * (pair_fp + pair_fn) - un_p[i] - un_g[j]
             exact[i][j] = 1 if r.exact else 0
-            tp[i][j] = pair_tp
-            fp[i][j] = pair_fp - un_p[i]
-    return _solve(primary, exact, tp, fp)
+            tp[i][j] = wt * pair_tp
+            fp[i][j] = wt * pair_fp - un_p[i]
+    return primary, exact, tp, fp
 
 
-def _optimal_call(
+def _call_costs(
     exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
-) -> list[tuple[int, int]]:
-    """The optimal assignment at call level, where a pair counts only as exact or not."""
+) -> Costs:
+    """The objective at call level, where a pair counts only as exact or not."""
     wt = _group_scale(preds, golds, spec)[spec.weight]
     # a pair: exact (no error, TP wt) or not (FP+FN 2wt, FP wt); unmatched: wt each side
     primary = [[(0 if x else 2 * wt) - 2 * wt for x in row] for row in exact_pairs]
     exact = [[1 if x else 0 for x in row] for row in exact_pairs]
     tp = [[wt if x else 0 for x in row] for row in exact_pairs]
     fp = [[(0 if x else wt) - wt for x in row] for row in exact_pairs]
-    return _solve(primary, exact, tp, fp)
+    return primary, exact, tp, fp
+
+
+def _optimal_call(
+    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
+) -> list[tuple[int, int]]:
+    """The optimal assignment at call level, where a pair counts only as exact or not."""
+    return _solve(*_call_costs(exact_pairs, preds, golds, spec))
 
 
 def _most_exact_pairs(
@@ -615,29 +266,95 @@ def _most_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-def _solve(
-    primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]]
-) -> list[tuple[int, int]]:
-    """Minimise (primary, -exact, -tp, fp) lexicographically, as one exact integer cost."""
-    n, m = len(primary), len(primary[0])
-    k = min(n, m)
+def _compose(primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]],
+             k: int) -> list[list[int]]:
+    """One exact integer cost whose sum over any ``k`` pairs orders assignments by
+    (primary, -exact, -tp, fp) lexicographically."""
     span_fp = 2 * k * max(abs(x) for row in fp for x in row) + 1
     span_tp = 2 * k * max(abs(x) for row in tp for x in row) + 1
     m3 = span_fp
     m2 = span_tp * m3
     m1 = (2 * k + 1) * m2
-    cost = [
-        [primary[i][j] * m1 - exact[i][j] * m2 - tp[i][j] * m3 + fp[i][j] for j in range(m)]
-        for i in range(n)
+    return [
+        [p * m1 - e * m2 - t * m3 + f for p, e, t, f in zip(*rows)]
+        for rows in zip(primary, exact, tp, fp)
     ]
-    biggest = max(abs(x) for row in cost for x in row) * k
-    if biggest < 2**53:
+
+
+def _solve(
+    primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]]
+) -> list[tuple[int, int]]:
+    """Minimise (primary, -exact, -tp, fp) lexicographically, exactly.
+
+    scipy's solver on one composed cost when every sum fits a float64 exactly; else the
+    four objectives one after the other (:func:`_lexicographic`) when each fits; else the
+    pure-Python :func:`_hungarian_exact` over the composed integers (weights written with
+    16 significant digits, such as 1/3, on large groups).
+    """
+    n, m = len(primary), len(primary[0])
+    k = min(n, m)
+    cost = _compose(primary, exact, tp, fp, k)
+    if _fits(cost, k):
         import numpy as np
         from scipy.optimize import linear_sum_assignment
 
         rows, cols = linear_sum_assignment(np.array(cost, dtype=np.float64))
         return sorted(zip(rows.tolist(), cols.tolist()))
+    stages = [primary, [[-x for x in row] for row in exact], [[-x for x in row] for row in tp], fp]
+    if all(_fits(stage, max(n, m)) for stage in stages):
+        return _lexicographic(stages)
     return _hungarian_exact(cost)
+
+
+def _fits(cost: list[list[int]], k: int) -> bool:
+    """Are sums of ``k`` entries (and potentials, up to twice that) exact in a float64?"""
+    return max(abs(x) for row in cost for x in row) * 2 * (k + 1) < 2**53
+
+
+def _lexicographic(stages: list[list[list[int]]]) -> list[tuple[int, int]]:
+    """An assignment minimising ``stages[0]``, then among those ``stages[1]``, and so on.
+
+    Each stage is one scipy solve over the pairs still allowed. After a stage, dual
+    potentials of its optimum are found (:func:`_tight_pairs`); a pair whose reduced cost is
+    not zero is in no optimal assignment of that stage, so it is dropped for the next. Every
+    number stays an integer a float64 holds exactly (:func:`_fits`).
+    """
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    n, m = len(stages[0]), len(stages[0][0])
+    size = max(n, m)  # square, with zero-cost stand-ins for the calls the smaller side lacks
+    allowed = np.ones((size, size), dtype=bool)
+    cols = np.arange(size)
+    for number, stage in enumerate(stages):
+        cost = np.zeros((size, size))
+        cost[:n, :m] = np.array(stage, dtype=np.float64)
+        cost[~allowed] = np.inf
+        rows, cols = linear_sum_assignment(cost)
+        if number < len(stages) - 1:
+            allowed &= _tight_pairs(cost, cols)
+    return sorted((i, j) for i, j in zip(rows.tolist(), cols.tolist()) if i < n and j < m)
+
+
+def _tight_pairs(cost: Any, assigned: Any) -> Any:
+    """The pairs of zero reduced cost under dual potentials of the optimal ``assigned``
+    (row ``i`` to column ``assigned[i]``) of a square ``cost``: column potentials start at 0
+    and fall to the cheapest way in, each row's potential keeping its own pair tight, until
+    nothing changes (no negative cycle, so at most one round per row)."""
+    import numpy as np
+
+    n = len(assigned)
+    own = cost[np.arange(n), assigned]
+    col = np.zeros(n)
+    for _ in range(n + 1):
+        row = col[assigned] - own
+        lowered = np.minimum(col, (row[:, None] + cost).min(axis=0))
+        if np.array_equal(lowered, col):
+            break
+        col = lowered
+    row = col[assigned] - own
+    with np.errstate(invalid="ignore"):
+        return (cost + row[:, None] - col[None, :]) == 0
 
 
 def _hungarian_exact(cost: list[list[int]]) -> list[tuple[int, int]]:
@@ -750,6 +467,243 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
     return pairs
 
 
+# --------------------------------------------------------------------------- repeated calls
+
+#: From this many pairs in a name group on, identical calls are judged once (see
+#: :func:`_match_classes`); below it every pair is judged, which is as fast.
+_CLASSES_FROM = 64
+#: The most distinct (prediction, gold) pairs the class route solves (with few distinct
+#: calls the classes stay few; many distinct calls are judged pair by pair).
+_MAX_CLASS_PAIRS = 256
+
+
+def _classes(keys: Sequence[Any]) -> tuple[list[int], list[int]]:
+    """``(class of each item, first item of each class)`` for items with equal keys; an item
+    whose key is None is a class of its own."""
+    first: dict[Any, int] = {}
+    class_of: list[int] = []
+    reps: list[int] = []
+    for i, key in enumerate(keys):
+        c = first.get(key) if key is not None else None
+        if c is None:
+            c = len(reps)
+            reps.append(i)
+            if key is not None:
+                first[key] = c
+        class_of.append(c)
+    return class_of, reps
+
+
+def _strict_key(value: Any) -> bytes | None:
+    """``marshal`` bytes: equal only for identical plain data (``1``, ``1.0`` and ``True``
+    differ, and so does key order), or None for anything else."""
+    try:
+        return marshal.dumps(value)
+    except ValueError:
+        return None
+
+
+def _pred_key(call: Call) -> bytes | None:
+    return _strict_key(tuple(call.arguments.items()))
+
+
+def _gold_key(call: GoldCall) -> bytes | None:
+    return _strict_key(tuple((k, acc.values, acc.optional) for k, acc in call.arguments.items()))
+
+
+def _match_classes(
+    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
+    canon: Canonicalizer, fill_defaults: bool, matching: str, level: str, exact_only: bool,
+) -> list[tuple[int, int, PairResult]] | None:
+    """One name group with many repeated calls: identical predictions (and identical gold
+    calls) judge alike against everything, so each distinct pair is judged once, and the
+    matchers work on the classes of identical calls — 2,000 identical calls are one judgement
+    and linear work. None when the calls are too varied for that to pay.
+
+    Greedy picks exactly the pairs it picks over every pair (:func:`_greedy_classes`); the
+    optimal matcher minimises the same exact objective (:func:`_transport`), breaking ties
+    its own deterministic way.
+    """
+    p_class, p_reps = _classes([_pred_key(p) for p in preds])
+    g_class, g_reps = _classes([_gold_key(g) for g in golds])
+    distinct = len(p_reps) * len(g_reps)
+    if distinct > _MAX_CLASS_PAIRS or 4 * distinct > len(preds) * len(golds):
+        return None
+    rp, rg = [preds[i] for i in p_reps], [golds[j] for j in g_reps]
+    if exact_only and matching == "optimal":  # its counts need only which pairs are exact
+        judged = [[EXACT_ONLY if _compare(p, g, tool, None, canon, fill_defaults, None)[0] else INEXACT_ONLY
+                   for g in rg] for p in rp]
+    else:
+        judged = [[compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+                   for g in rg] for p in rp]
+    if matching == "greedy":
+        pairs = _greedy_classes(judged, p_class, g_class)
+    else:
+        if level == "call":
+            costs = _call_costs([[r.exact for r in row] for row in judged], rp, rg, wspec)
+        else:
+            costs = _arg_costs(judged, rp, rg, wspec)
+        k = min(len(preds), len(golds))
+        flows = _transport(_compose(*costs, k), _sizes(p_class, len(p_reps)), _sizes(g_class, len(g_reps)), k)
+        pairs = _pairs_of_flows(flows, p_class, g_class)
+    return [(i, j, judged[p_class[i]][g_class[j]]) for i, j in pairs]
+
+
+def _sizes(class_of: list[int], n: int) -> list[int]:
+    sizes = [0] * n
+    for c in class_of:
+        sizes[c] += 1
+    return sizes
+
+
+def _members(class_of: list[int], n: int) -> list[list[int]]:
+    members: list[list[int]] = [[] for _ in range(n)]
+    for i, c in enumerate(class_of):
+        members[c].append(i)
+    return members
+
+
+def _greedy_classes(judged: list[list[PairResult]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+    """:func:`_greedy` over every pair, computed on classes of identical calls.
+
+    The full greedy takes pairs by rank, then prediction index, then gold index. Within one
+    rank that is: each free prediction, in index order, takes the free gold call of lowest
+    index among those it has that rank with — and within a class of identical gold calls,
+    the lowest free index is always the first one left. So each rank costs one pass over the
+    predictions, not over every pair.
+    """
+    ranks = _greedy_ranks(judged)
+    by_rank: dict[tuple[bool, int, int], dict[int, list[int]]] = {}
+    for a, row in enumerate(ranks):
+        for b, rank in enumerate(row):
+            by_rank.setdefault(rank, {}).setdefault(a, []).append(b)
+    free_preds = _members(p_class, len(judged))
+    free_golds = [collections.deque(m) for m in _members(g_class, len(judged[0]))]
+    limit = min(len(p_class), len(g_class))
+    pairs: list[tuple[int, int]] = []
+    for rank in sorted(by_rank):
+        targets = by_rank[rank]
+        for i in sorted(i for a in targets for i in free_preds[a]):
+            best = None
+            for b in targets[p_class[i]]:
+                if free_golds[b] and (best is None or free_golds[b][0] < free_golds[best][0]):
+                    best = b
+            if best is not None:
+                pairs.append((i, free_golds[best].popleft()))
+                free_preds[p_class[i]].remove(i)
+                if len(pairs) == limit:
+                    return sorted(pairs)
+    return sorted(pairs)
+
+
+def _greedy_exact_first(
+    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None,
+    wspec: ToolSpec, canon: Canonicalizer, fill_defaults: bool,
+) -> list[tuple[int, int, bool]]:
+    """Greedy's pairs, as far as counts at call level go: ``(i, j, exact)``.
+
+    Greedy takes every exact pair it can before any other (an exact pair ranks first), so
+    which exact pairs it takes is decided among the exact pairs alone — judged in full here
+    for their rank. The rest are paired in index order: at call level any pairing of them
+    counts the same (each pair FP and FN at the one tool weight of the group).
+    """
+    candidates = [(i, j) for i, row in enumerate(exact_pairs) for j, x in enumerate(row) if x]
+    judged = [[compare_call(preds[i], golds[j], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+               for i, j in candidates]]
+    ranks = _greedy_ranks(judged)[0] if candidates else []
+    taken_p: set[int] = set()
+    taken_g: set[int] = set()
+    out: list[tuple[int, int, bool]] = []
+    for *_, i, j in sorted((*rank, i, j) for rank, (i, j) in zip(ranks, candidates)):
+        if i not in taken_p and j not in taken_g:
+            taken_p.add(i)
+            taken_g.add(j)
+            out.append((i, j, True))
+    rest = zip((i for i in range(len(preds)) if i not in taken_p), (j for j in range(len(golds)) if j not in taken_g))
+    out.extend((i, j, False) for i, j in rest)
+    return sorted(out)
+
+
+def _transport(cost: list[list[int]], supply: list[int], demand: list[int], k: int) -> list[list[int]]:
+    """The cheapest way to send ``k`` units from rows (each row ``a`` at most ``supply[a]``)
+    to columns (at most ``demand[b]``) at ``cost[a][b]`` per unit, in exact integers: the
+    assignment problem over classes of identical calls (a transportation problem).
+
+    Successive shortest paths (Bellman-Ford, for negative costs) over the residual graph;
+    each augmentation sends as much as the path allows. Returns the flow per (row, column).
+    """
+    na, nb = len(supply), len(demand)
+    flow = [[0] * nb for _ in range(na)]
+    left_s, left_d = list(supply), list(demand)
+    sent = 0
+    while sent < k:
+        dist, prev = _residual_distances(cost, flow, left_s)
+        ends = [b for b in range(nb) if left_d[b] > 0 and dist[na + b] is not None]
+        end = min(ends, key=lambda b: (dist[na + b], b))
+        path = [na + end]
+        while prev[path[-1]] >= 0:
+            path.append(prev[path[-1]])
+        path.reverse()  # row, column, row, column, ..., column
+        amount = min(left_s[path[0]], left_d[end], k - sent)
+        for back in range(1, len(path) - 1, 2):  # column -> row: undoing some flow
+            amount = min(amount, flow[path[back + 1]][path[back] - na])
+        for step in range(0, len(path) - 1):
+            u, v = path[step], path[step + 1]
+            if step % 2 == 0:
+                flow[u][v - na] += amount
+            else:
+                flow[v][u - na] -= amount
+        left_s[path[0]] -= amount
+        left_d[end] -= amount
+        sent += amount
+    return flow
+
+
+def _residual_distances(
+    cost: list[list[int]], flow: list[list[int]], left_s: list[int]
+) -> tuple[list[Any], list[int]]:
+    """Shortest distances from the rows with supply left, over rows → columns (cost) and
+    columns → rows where flow can be undone (−cost): Bellman-Ford rounds until nothing
+    changes (a minimum-cost flow has no negative cycle, so it ends)."""
+    na, nb = len(cost), len(cost[0])
+    dist: list[Any] = [0 if left_s[a] > 0 else None for a in range(na)] + [None] * nb
+    prev = [-1] * (na + nb)
+    for _ in range(na + nb + 1):
+        changed = False
+        for a in range(na):
+            da = dist[a]
+            if da is None:
+                continue
+            for b in range(nb):
+                d = da + cost[a][b]
+                if dist[na + b] is None or d < dist[na + b]:
+                    dist[na + b], prev[na + b], changed = d, a, True
+        for b in range(nb):
+            db = dist[na + b]
+            if db is None:
+                continue
+            for a in range(na):
+                if flow[a][b] > 0:
+                    d = db - cost[a][b]
+                    if dist[a] is None or d < dist[a]:
+                        dist[a], prev[a], changed = d, na + b, True
+        if not changed:
+            return dist, prev
+    raise RuntimeError("minimum-cost flow: a negative cycle")  # cannot happen: see above
+
+
+def _pairs_of_flows(flows: list[list[int]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+    """Index pairs from a flow between classes: lowest indices first, class pair by class pair."""
+    preds = [collections.deque(m) for m in _members(p_class, len(flows))]
+    golds = [collections.deque(m) for m in _members(g_class, len(flows[0]))]
+    pairs = []
+    for a, row in enumerate(flows):
+        for b, f in enumerate(row):
+            for _ in range(f):
+                pairs.append((preds[a].popleft(), golds[b].popleft()))
+    return sorted(pairs)
+
+
 def check_choice(value: str, choices: Sequence[str], what: str) -> str:
     """Validate a setting against its allowed values, naming both in the error."""
     if value not in choices:
@@ -825,15 +779,13 @@ def match_calls(
     ...
     ValueError: matching: unknown value 'best'; expected one of 'greedy', 'optimal'
     """
-    from .calls import coerce_structured
-
     check_choice(matching, MATCHINGS, "matching")
     check_choice(level, LEVELS, "level")
     canon_fn = resolve_canonicalizer(canon)
     name_fn = resolve_name_canonicalizer(name_canonicalizer)
     toolset = compile_tools(merge_tools(tools), validate_weights(weights), name_fn)
     pcalls = coerce_structured(pred)
-    gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold)]
+    gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold, gold=True)]
     pairs_idx, up, ug = match_indices(
         pcalls, gcalls, toolset, canon=canon_fn, matching=matching, level=level, fill_defaults=True
     )
@@ -890,51 +842,8 @@ def match_indices(
         wspec = toolset.spec_for_weights(preds[pidx[0]].name)
         gp = [preds[i] for i in pidx]
         gg = [golds[j] for j in gidx]
-        if exact_only:
-            # no details at call level: only the counts are wanted, and they depend on
-            # nothing but which pairs are exact
-            if matching == "optimal" or len(gp) * len(gg) == 1:
-                # the optimal matcher's counts are those of the most exact pairs an
-                # assignment can have (see _most_exact); one pair is the only choice
-                for a, b, exact in _most_exact_pairs(gp, gg, tool, canon, fill_defaults):
-                    pairs.append((pidx[a], gidx[b], EXACT_ONLY if exact else INEXACT_ONLY))
-                    matched_p.add(pidx[a])
-                    matched_g.add(gidx[b])
-                continue
-            # greedy: when every call of the smaller side has its own exact partner (what
-            # assign() checks first), those are its pairs; else it judges in full
-            exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
-            forced = _forced_exact(exact_pairs)
-            if forced is not None:
-                for a, b in forced:
-                    pairs.append((pidx[a], gidx[b], EXACT_ONLY))
-                    matched_p.add(pidx[a])
-                    matched_g.add(gidx[b])
-                continue
-        elif matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
-            # at call level the assignment needs only which pairs are exact: judge every
-            # pair for exactness alone, and in full only the pairs chosen
-            exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
-            chosen = _forced_exact(exact_pairs)
-            if chosen is None:
-                chosen = _optimal_call(exact_pairs, gp, gg, wspec)
-            for a, b in chosen:
-                result = compare_call(
-                    gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults
-                )
-                pairs.append((pidx[a], gidx[b], result))
-                matched_p.add(pidx[a])
-                matched_g.add(gidx[b])
-            continue
-        results = [
-            [
-                compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
-                for g in gg
-            ]
-            for p in gp
-        ]
-        for a, b in assign(results, gp, gg, wspec, matching=matching, level=level):
-            pairs.append((pidx[a], gidx[b], results[a][b]))
+        for a, b, result in _match_group(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only):
+            pairs.append((pidx[a], gidx[b], result))
             matched_p.add(pidx[a])
             matched_g.add(gidx[b])
     pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
@@ -943,3 +852,53 @@ def match_indices(
         [i for i in range(len(preds)) if i not in matched_p],
         [j for j in range(len(golds)) if j not in matched_g],
     )
+
+
+def _match_group(
+    gp: Sequence[Call], gg: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
+    fill_defaults: bool, matching: str, level: str, exact_only: bool,
+) -> list[tuple[int, int, PairResult]]:
+    """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``,
+    judging as few pairs in full as gives the same pairs (or, where only counts are wanted,
+    the same counts) as judging every pair and running :func:`assign`."""
+    def judge(a: int, b: int) -> PairResult:
+        return compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+
+    large = len(gp) * len(gg) >= _CLASSES_FROM
+    if large:
+        classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only)
+        if classed is not None:
+            return classed
+    if exact_only:
+        # no details at call level: only the counts are wanted, and they depend on
+        # nothing but which pairs are exact
+        if matching == "optimal" or len(gp) * len(gg) == 1:
+            # the optimal matcher's counts are those of the most exact pairs an
+            # assignment can have (see _most_exact); one pair is the only choice
+            return [(a, b, EXACT_ONLY if x else INEXACT_ONLY)
+                    for a, b, x in _most_exact_pairs(gp, gg, tool, canon, fill_defaults)]
+        # greedy: when every call of the smaller side has its own exact partner (what
+        # assign() checks first), those are its pairs; else its exact pairs, judged in full
+        exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
+        forced = _forced_exact(exact_pairs)
+        if forced is not None:
+            return [(a, b, EXACT_ONLY) for a, b in forced]
+        if large:
+            return [(a, b, EXACT_ONLY if x else INEXACT_ONLY)
+                    for a, b, x in _greedy_exact_first(exact_pairs, gp, gg, tool, wspec, canon, fill_defaults)]
+    elif matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
+        # at call level the assignment needs only which pairs are exact: judge every
+        # pair for exactness alone, and in full only the pairs chosen
+        exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
+        chosen = _forced_exact(exact_pairs)
+        if chosen is None:
+            chosen = _optimal_call(exact_pairs, gp, gg, wspec)
+        return [(a, b, judge(a, b)) for a, b in chosen]
+    elif large and (matching == "greedy" or len(gp) == len(gg)):
+        # a large group of parallel calls: when every call of the smaller side has its own
+        # exact partner, assign() would return those pairs; judge only them in full
+        forced = _forced_exact(exact_matrix(gp, gg, tool, canon, fill_defaults))
+        if forced is not None:
+            return [(a, b, judge(a, b)) for a, b in forced]
+    results = [[judge(a, b) for b in range(len(gg))] for a in range(len(gp))]
+    return [(a, b, results[a][b]) for a, b in assign(results, gp, gg, wspec, matching=matching, level=level)]

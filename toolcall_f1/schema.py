@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import marshal
 import math
-from collections import OrderedDict
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .values import NameCanonicalizer, canon_exact
+from .calls import ToolCallWarning
+from .memo import Memo
+from .values import NameCanonicalizer, canon_exact, plain_json
 
 __all__ = [
     "ParamSpec",
@@ -25,9 +27,12 @@ __all__ = [
     "compile_tools",
     "content_key",
     "merge_tools",
+    "merge_plain_tools",
     "validate_weights",
+    "warn_unknown_weights",
     "type_ok",
     "type_check",
+    "check_schema",
     "TYPE_ALIASES",
 ]
 
@@ -127,13 +132,20 @@ def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, A
     Traceback (most recent call last):
     ...
     ValueError: weights: tool 'rm' must be a finite number from 0 to 1e+100, got -1
+    >>> validate_weights({1: 2})
+    Traceback (most recent call last):
+    ...
+    ValueError: weights: tool names must be strings, got int 1
     """
     if weights is None:
         return {}
+    weights = plain_json(weights)
     if not isinstance(weights, Mapping):
         raise ValueError(f"weights: expected a mapping of tool name to weight, got {type(weights).__name__}")
     out: dict[str, dict[str, Any]] = {}
     for tool, entry in weights.items():
+        if not isinstance(tool, str):
+            raise ValueError(f"weights: tool names must be strings, got {type(tool).__name__} {tool!r}")
         if isinstance(entry, Mapping):
             unknown = set(entry) - {"weight", "arguments"}
             if unknown:
@@ -144,6 +156,11 @@ def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, A
             args = entry.get("arguments") or {}
             if not isinstance(args, Mapping):
                 raise ValueError(f"weights: tool {tool!r}: 'arguments' must be a mapping")
+            for a in args:
+                if not isinstance(a, str):
+                    raise ValueError(
+                        f"weights: tool {tool!r}: argument names must be strings, got {type(a).__name__} {a!r}"
+                    )
             out[tool] = {
                 "weight": None if w is None else _check_weight(w, f"tool {tool!r}"),
                 "arguments": {
@@ -166,13 +183,6 @@ def _function_of(schema: Any, index: int) -> Mapping[str, Any]:
     return schema
 
 
-def tool_name(schema: Mapping[str, Any]) -> str:
-    """The name of a function schema in any accepted form."""
-    if "function" in schema and isinstance(schema["function"], Mapping):
-        return str(schema["function"].get("name"))
-    return str(schema.get("name"))
-
-
 def merge_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
     """Merge lists of schemas by tool name, later layers winning (SPEC §2, per-example tools).
 
@@ -181,17 +191,45 @@ def merge_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str
     >>> merged = merge_tools([{"name": "a", "importance": 1}], [{"name": "a", "importance": 5}, {"name": "b"}])
     >>> [(t["name"], t.get("importance")) for t in merged]
     [('a', 5), ('b', None)]
+    >>> merge_tools(5)
+    Traceback (most recent call last):
+    ...
+    ValueError: tools: expected a list of function schemas, got int
     """
+    return merge_plain_tools(*(None if layer is None else plain_json(layer) for layer in layers))
+
+
+def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
+    """:func:`merge_tools` of layers already free of numpy values (:func:`plain_json`)."""
     by_name: dict[str, Mapping[str, Any]] = {}
     for layer in layers:
-        if not layer:
+        if layer is None:
             continue
-        if isinstance(layer, Mapping) or isinstance(layer, str):
+        if not isinstance(layer, (list, tuple)):
             raise ValueError(f"tools: expected a list of function schemas, got {type(layer).__name__}")
+        here: dict[str, Mapping[str, Any]] = {}
         for i, schema in enumerate(layer):
             fn = _function_of(schema, i)
-            by_name[fn["name"]] = schema
+            name = fn["name"]
+            if name in here and not _same_parameters(here[name], fn):
+                warnings.warn(
+                    f"tools: two schemas are named {name!r} with different parameters; the later one is used",
+                    ToolCallWarning,
+                    stacklevel=3,
+                )
+            here[name] = fn
+            by_name[name] = schema
     return list(by_name.values())
+
+
+def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Do two function schemas declare the same parameters? (Data that contains itself is
+    compared by its marshal bytes, which never recurse.)"""
+    pa, pb = a.get("parameters", a.get("input_schema")), b.get("parameters", b.get("input_schema"))
+    try:
+        return bool(pa == pb)
+    except RecursionError:
+        return content_key(pa) == content_key(pb)
 
 
 def _params_schema(fn: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -210,12 +248,14 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
     if not isinstance(props, Mapping):
         raise ValueError(f"tool {name!r}: 'properties' must be an object")
     required = params.get("required") or []
-    if not isinstance(required, (list, tuple)):
-        raise ValueError(f"tool {name!r}: 'required' must be a list")
+    if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
+        raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
     specs: dict[str, ParamSpec] = {}
     for pname, pschema in props.items():
         if type(pschema) is not dict and not isinstance(pschema, Mapping):
             pschema = {}
+        if not _is_flat(pschema):
+            check_schema(pschema, f"tool {name!r} parameter {pname!r}")
         imp = pschema.get("importance", _MISSING)
         if imp is _MISSING:  # the common case: no importance, weight 1
             weight = 1.0
@@ -236,9 +276,21 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
 
 
 class ToolSet:
-    """Compiled schemas plus weight overrides, looked up by (canonical) tool name."""
+    """Compiled schemas plus weight overrides, looked up by (canonical) tool name.
+
+    Picklable (what text readers need of it is made again after unpickling).
+    """
 
     __slots__ = ("by_key", "name_canon", "has_schema", "overrides", "reader_context")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state["reader_context"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
 
     def __init__(
         self,
@@ -288,9 +340,6 @@ class ToolSet:
 #: A content key: ``marshal`` bytes of plain data, else its ``repr``.
 ContentKey = bytes | str
 
-_CACHE: OrderedDict[tuple[ContentKey, ContentKey, int], ToolSet] = OrderedDict()
-_CACHE_SIZE = 512
-
 
 def content_key(obj: Any) -> ContentKey | None:
     """A key that tells apart every two schema lists that could compile differently.
@@ -325,34 +374,155 @@ def compile_tools(
     name_canon: NameCanonicalizer = canon_exact,
     *,
     tools_key: ContentKey | None = None,
+    cache: Memo | None = None,
 ) -> ToolSet:
-    """Compile schemas and (validated) weights into a :class:`ToolSet`, cached by content.
+    """Compile schemas and (validated) weights into a :class:`ToolSet`.
 
-    ``tools_key`` is ``content_key(tools)`` when the caller has it already.
+    With ``cache`` (a metric's :class:`~toolcall_f1.memo.Memo`), a tool list is compiled
+    once per content; ``tools_key`` is ``content_key(tools)`` when the caller has it already.
 
     Raises
     ------
     ValueError
         For a malformed schema or importance, naming the tool.
+
+    Warns
+    -----
+    ToolCallWarning
+        For a type name no JSON Schema (or BFCL) type has (``"integr"``): it is not checked.
     """
+    if cache is None:
+        return ToolSet(tools, weights, name_canon)
     if tools_key is None:
         tools_key = content_key(tools)
     weights_key = content_key(weights) if weights else b""
     if tools_key is None or weights_key is None:
         return ToolSet(tools, weights, name_canon)
     key = (tools_key, weights_key, id(name_canon))
-    hit = _CACHE.get(key)
-    if hit is not None:
-        _CACHE.move_to_end(key)
+    hit = cache.get(key)
+    if hit is not None and hit.name_canon is name_canon:
         return hit
     compiled = ToolSet(tools, weights, name_canon)
-    _CACHE[key] = compiled
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    cache.put(key, compiled)
     return compiled
 
 
+def warn_unknown_weights(toolset: ToolSet, weights: Mapping[str, Mapping[str, Any]]) -> None:
+    """Warn (never raise) for ``weights`` naming a tool that none of the schemas declares, or
+    an argument its tool does not declare — likely a misspelling. Nothing is checked without
+    schemas.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> ts = compile_tools([{"name": "f", "parameters": {"properties": {"x": {}}}}], {})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_unknown_weights(ts, validate_weights({"g": 2, "f": {"arguments": {"y": 3}}}))
+    >>> [str(w.message) for w in caught]  # doctest: +NORMALIZE_WHITESPACE
+    ["weights: tool 'g' is not among the tool schemas (its weight still applies)",
+     "weights: tool 'f' has no parameter 'y' (its weight still applies)"]
+    """
+    if not toolset.has_schema:
+        return
+    for tool, entry in weights.items():
+        spec = toolset.lookup(tool)
+        if spec is None:
+            warnings.warn(f"weights: tool {tool!r} is not among the tool schemas (its weight still applies)",
+                          ToolCallWarning, stacklevel=3)
+            continue
+        for arg in entry.get("arguments") or {}:
+            if arg not in spec.params:
+                warnings.warn(f"weights: tool {tool!r} has no parameter {arg!r} (its weight still applies)",
+                              ToolCallWarning, stacklevel=3)
+
+
 # --------------------------------------------------------------------------- types
+
+#: The type names read (JSON Schema's and BFCL's aliases); any other name is not checked.
+KNOWN_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object", *TYPE_ALIASES})
+#: Unions (``anyOf``/``oneOf``) nested deeper than this are a schema error: checking a value
+#: against them recurses once per level whatever the value, unlike ``items``/``properties``.
+MAX_UNION_DEPTH = 64
+_SCHEMA_NODES = 100_000
+
+
+def _children(node: Mapping[str, Any], at: str) -> list[tuple[Any, str, bool]]:
+    """The subschemas ``type_ok`` may read: ``(schema, where, is a union member)``."""
+    out: list[tuple[Any, str, bool]] = []
+    items = node.get("items")
+    if isinstance(items, Mapping):
+        out.append((items, f"{at}.items", False))
+    props = node.get("properties")
+    if isinstance(props, Mapping):
+        out.extend((v, f"{at}.{k}", False) for k, v in props.items())
+    for word in ("anyOf", "oneOf"):
+        members = node.get(word)
+        if isinstance(members, (list, tuple)):
+            out.extend((m, f"{at}.{word}[{i}]", True) for i, m in enumerate(members))
+    return out
+
+
+def _is_flat(schema: Mapping[str, Any]) -> bool:
+    """A schema with one known type name and nothing inside to check (the commonest)."""
+    t = schema.get("type")
+    return (type(t) is str and t in KNOWN_TYPES and "items" not in schema and "properties" not in schema
+            and "anyOf" not in schema and "oneOf" not in schema)
+
+
+def check_schema(schema: Any, where: str) -> None:
+    """Check a parameter's schema before any value is judged against it.
+
+    Raises a ``ValueError`` naming the place for a schema that contains itself, or unions
+    nested deeper than :data:`MAX_UNION_DEPTH` (judging a value would recurse without
+    bound), or more than 100,000 subschemas; warns (:class:`ToolCallWarning`) for a type
+    name that is not a known type (it is not checked). Walks with its own stack: a schema
+    thousands of ``properties`` deep is fine.
+
+    Examples
+    --------
+    >>> loop = {"type": "array"}
+    >>> loop["items"] = loop
+    >>> check_schema(loop, "tool 'f' parameter 'x'")
+    Traceback (most recent call last):
+    ...
+    ValueError: tool 'f' parameter 'x': the schema contains itself (at x.items)
+    """
+    name = where.rsplit(" ", 1)[-1].strip("'")
+    on_path: set[int] = set()
+    deepest: dict[int, int] = {}  # shared subschemas: walked again only from a deeper union
+    stack: list[tuple[Any, str, int, bool]] = [(schema, name, 0, False)]
+    visits = 0
+    while stack:
+        node, at, unions, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(node))
+            continue
+        if not isinstance(node, Mapping):
+            continue
+        if id(node) in on_path:
+            raise ValueError(f"{where}: the schema contains itself (at {at})")
+        if unions > MAX_UNION_DEPTH:
+            raise ValueError(f"{where}: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels (at {at})")
+        if deepest.get(id(node), -1) >= unions:
+            continue
+        deepest[id(node)] = unions
+        visits += 1
+        if visits > _SCHEMA_NODES:
+            raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
+        _warn_unknown_type(node.get("type"), where, at)
+        on_path.add(id(node))
+        stack.append((node, at, unions, True))
+        for child, child_at, is_member in reversed(_children(node, at)):
+            stack.append((child, child_at, unions + is_member, False))
+
+
+def _warn_unknown_type(declared: Any, where: str, at: str) -> None:
+    names = declared if isinstance(declared, (list, tuple)) else [declared]
+    for t in names:
+        if isinstance(t, str) and t not in KNOWN_TYPES:
+            warnings.warn(f"{where}: unknown type {t!r} at {at} (values are not checked against it)",
+                          ToolCallWarning, stacklevel=5)
 
 
 def _declared_types(schema: Mapping[str, Any]) -> list[Any] | None:
@@ -362,12 +532,17 @@ def _declared_types(schema: Mapping[str, Any]) -> list[Any] | None:
     return list(t) if isinstance(t, (list, tuple)) else [t]
 
 
-def type_ok(value: Any, schema: Any) -> bool:
+def type_ok(value: Any, schema: Any, _unions: int = 0) -> bool:
     """Does ``value`` satisfy the schema's ``type`` (with ``items``/``properties``/unions)?
 
     Only ``type``, ``items``, ``properties``, ``anyOf``/``oneOf`` and type lists are read;
     BFCL's names are aliases (``dict``, ``float``, ``tuple``, ``any``). Undeclared types,
     unknown type names and undeclared object keys are not checked.
+
+    Raises
+    ------
+    ValueError
+        For unions nested deeper than :data:`MAX_UNION_DEPTH` (or a union containing itself).
 
     Examples
     --------
@@ -385,7 +560,9 @@ def type_ok(value: Any, schema: Any) -> bool:
         return _one_type_ok(value, declared, schema)  # the common case: one type, no union
     unions = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(unions, (list, tuple)) and unions:
-        if not any(type_ok(value, member) for member in unions):
+        if _unions >= MAX_UNION_DEPTH:
+            raise ValueError(f"schema: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels")
+        if not any(type_ok(value, member, _unions + 1) for member in unions):
             return False
     types = _declared_types(schema)
     if types is None:
@@ -417,6 +594,14 @@ def _anything(value: Any) -> bool:
     return True
 
 
+def _is_array(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
 _SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
     "string": _is_string,
     "integer": _is_integer,
@@ -427,10 +612,54 @@ _SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+class _SchemaCheck:
+    """``type_ok(value, schema)`` as a function of the value (picklable, unlike a closure)."""
+
+    __slots__ = ("schema",)
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+
+    def __call__(self, value: Any) -> bool:
+        return type_ok(value, self.schema)
+
+
+class _ArrayCheck:
+    """A list or tuple whose every item passes ``item_ok``."""
+
+    __slots__ = ("item_ok",)
+
+    def __init__(self, item_ok: Callable[[Any], bool]) -> None:
+        self.item_ok = item_ok
+
+    def __call__(self, value: Any) -> bool:
+        return isinstance(value, (list, tuple)) and all(map(self.item_ok, value))
+
+
+class _ObjectCheck:
+    """A mapping whose declared keys pass their own checks (other keys are not checked)."""
+
+    __slots__ = ("prop_ok",)
+
+    def __init__(self, prop_ok: dict[str, Callable[[Any], bool]]) -> None:
+        self.prop_ok = prop_ok
+
+    def __call__(self, value: Any) -> bool:
+        if type(value) is not dict and not isinstance(value, Mapping):
+            return False
+        prop_ok = self.prop_ok
+        for k, v in value.items():
+            ok = prop_ok.get(k)
+            if ok is not None and not ok(v):
+                return False
+        return True
+
+
 def type_check(schema: Any, depth: int = 0) -> Callable[[Any], bool]:
     """``type_ok`` for one schema, as a function of the value: a single type name becomes the
     plain check it stands for (arrays and objects with their items' and properties' checks,
-    compiled the same way a few levels deep), anything else calls :func:`type_ok`.
+    compiled the same way a few levels deep), anything else calls :func:`type_ok`. The
+    functions are module functions or small objects: a compiled schema pickles.
 
     Examples
     --------
@@ -451,49 +680,21 @@ def type_check(schema: Any, depth: int = 0) -> Callable[[Any], bool]:
                 return _array_check(schema, depth) if t == "array" else _object_check(schema, depth)
     else:
         return _anything
-
-    def check(value: Any) -> bool:
-        return type_ok(value, schema)
-
-    return check
+    return _SchemaCheck(schema)
 
 
 def _array_check(schema: Mapping[str, Any], depth: int) -> Callable[[Any], bool]:
     items = schema.get("items")
     if items is None:
         return _is_array
-    item_ok = type_check(items, depth + 1)
-
-    def check(value: Any) -> bool:
-        return isinstance(value, (list, tuple)) and all(map(item_ok, value))
-
-    return check
-
-
-def _is_array(value: Any) -> bool:
-    return isinstance(value, (list, tuple))
+    return _ArrayCheck(type_check(items, depth + 1))
 
 
 def _object_check(schema: Mapping[str, Any], depth: int) -> Callable[[Any], bool]:
     props = schema.get("properties")
     if not isinstance(props, Mapping):
         return _is_object
-    prop_ok = {k: type_check(v, depth + 1) for k, v in props.items()}
-
-    def check(value: Any) -> bool:
-        if type(value) is not dict and not isinstance(value, Mapping):
-            return False
-        for k, v in value.items():
-            ok = prop_ok.get(k)
-            if ok is not None and not ok(v):
-                return False
-        return True
-
-    return check
-
-
-def _is_object(value: Any) -> bool:
-    return isinstance(value, Mapping)
+    return _ObjectCheck({k: type_check(v, depth + 1) for k, v in props.items()})
 
 
 def _one_type_ok(value: Any, t: Any, schema: Mapping[str, Any]) -> bool:

@@ -1,8 +1,9 @@
-"""Counting TP/FP/FN per example, micro-averaged scores, and the seed's ``ToolCallMetric``.
+"""Scoring one example and a corpus: the seed's ``ToolCallMetric`` (SPEC §2–§8).
 
-Counting is kept apart from dividing (SPEC §7–§8): each example yields weighted TP/FP/FN;
-a corpus sums them (with :func:`math.fsum`, so example order cannot change a digit) and
-divides once. Never a mean of per-example scores.
+One route for every example: read the reference (remembered by content in the metric's own
+cache), read the prediction, match the calls, count weighted TP/FP/FN (:func:`count_example`),
+and fold the counts into a :class:`~toolcall_f1.counting.Tally`, which divides once at the
+end. ``details`` are a view of the same pass. Never a mean of per-example scores.
 """
 
 from __future__ import annotations
@@ -11,19 +12,24 @@ import hashlib
 import json
 import marshal
 import math
-from array import array
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .calls import Call, GoldCall, ToolCallParseError, bfcl_gold, coerce_structured
-from .matching import LEVELS, MATCHINGS, PairResult, check_choice, match_indices
+from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold, bfcl_gold_plain
+from .counting import VERDICT_COUNTS, Counts, Tally, prf
+from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
+from .matching import LEVELS, MATCHINGS, check_choice, match_indices
+from .memo import Memo
 from .parsing import FORMATS, Context, read_any
-from .schema import ContentKey, ToolSet, compile_tools, content_key, merge_tools, validate_weights
+from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .values import (
     Canonicalizer,
     canonicalizer_name,
+    is_plain_json,
     name_canonicalizer_name,
+    plain_json,
     resolve_canonicalizer,
     resolve_name_canonicalizer,
 )
@@ -32,6 +38,7 @@ __all__ = [
     "VERSION",
     "Counts",
     "Score",
+    "Tally",
     "prf",
     "ToolCallMetric",
     "summarize",
@@ -42,68 +49,6 @@ __all__ = [
 VERSION = "0.1.0"
 PARSE_ERROR_MODES = ("count", "raise")
 REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the text formats
-
-
-def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
-    """Precision, recall and F1 from counts; 1.0 when all three are zero, else 0.0 on a zero
-    denominator.
-
-    Examples
-    --------
-    >>> prf(1, 1, 1)
-    (0.5, 0.5, 0.5)
-    >>> prf(0, 0, 0), prf(0, 0, 2)
-    ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
-    """
-    if tp == 0 and fp == 0 and fn == 0:
-        return 1.0, 1.0, 1.0
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0
-    return p, r, f
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    """Weighted TP/FP/FN: the sufficient statistics. ``+`` merges them (micro-averaging).
-
-    Examples
-    --------
-    >>> c = Counts(1, 0, 0) + Counts(0, 0, 1)
-    >>> c, round(c.f1, 4)
-    (Counts(tp=1, fp=0, fn=1), 0.6667)
-    """
-
-    tp: float = 0.0
-    fp: float = 0.0
-    fn: float = 0.0
-
-    def __add__(self, other: Counts) -> Counts:
-        if not isinstance(other, Counts):
-            return NotImplemented
-        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
-
-    @property
-    def precision(self) -> float:
-        return prf(self.tp, self.fp, self.fn)[0]
-
-    @property
-    def recall(self) -> float:
-        return prf(self.tp, self.fp, self.fn)[1]
-
-    @property
-    def f1(self) -> float:
-        return prf(self.tp, self.fp, self.fn)[2]
-
-    @staticmethod
-    def total(counts: Iterable[Counts]) -> Counts:
-        """Sum exactly rounded (``math.fsum``): the order of the terms cannot matter."""
-        items = list(counts)
-        return Counts(
-            math.fsum(c.tp for c in items),
-            math.fsum(c.fp for c in items),
-            math.fsum(c.fn for c in items),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +119,7 @@ class Score:
 
 
 def _gold_dict(gold: GoldCall) -> dict[str, Any]:
-    from .matching import _gold_repr
-
-    return {"name": gold.name, "arguments": {k: _gold_repr(v) for k, v in gold.arguments.items()}}
+    return {"name": gold.name, "arguments": {k: gold_repr(v) for k, v in gold.arguments.items()}}
 
 
 def _digest(obj: Any) -> str:
@@ -201,66 +144,6 @@ def _bounded_text(obj: Any, depth: int = 0) -> str:
     return repr(obj)
 
 
-#: The latest readings of references (see ``ToolCallMetric._memo_reference``): gold calls by
-#: (calls' content, reference format, tool set), per-example tool sets by (tools' content,
-#: base tool set). Only a few, on purpose: they catch what repeats from one example to the
-#: next, while a large memo of gold calls, each a tree of objects the garbage collector must
-#: walk, made a corpus of all-different references 40% slower (measured). Values over
-#: ``_MEMO_MAX_BYTES`` are not remembered.
-_GOLDS: dict[tuple[bytes, str, int], tuple[ToolSet, list[GoldCall]]] = {}
-_EXAMPLE_TOOLS: dict[tuple[bytes | None, int], tuple[ToolSet, ToolSet, str]] = {}
-_MEMO_SIZE = 16
-_MEMO_MAX_BYTES = 65536
-
-
-def _where(index: int | None) -> str:
-    """How an error names a reference: ``references[3]``, or ``references`` for a lone one."""
-    return "references" if index is None else f"references[{index}]"
-
-
-def _merge_example_tools(example_tools: Any, where: str) -> list[Mapping[str, Any]]:
-    """A reference's own ``tools``, merged by name; errors name the reference."""
-    if not isinstance(example_tools, list):
-        raise ValueError(f"{where}: 'tools' must be a list of function schemas")
-    try:
-        return merge_tools(example_tools)
-    except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
-
-
-def _memo_key(value: Any) -> bytes | None:
-    """``marshal`` bytes of plain data (equal bytes load back as equal data), or None for
-    other objects and values too large to remember."""
-    try:
-        key = marshal.dumps(value)
-    except ValueError:  # not plain data, or nested too deep for marshal
-        return None
-    return key if len(key) <= _MEMO_MAX_BYTES else None
-
-
-def _remember(memo: dict[Any, Any], slot: Any, value: Any) -> None:
-    if len(memo) >= _MEMO_SIZE:
-        memo.clear()
-    memo[slot] = value
-
-
-_DIGESTS: dict[ContentKey, str] = {}
-_DIGESTS_SIZE = 4096
-
-
-def _tools_digest(tools: Sequence[Mapping[str, Any]], key: ContentKey | None) -> str:
-    """``_digest(tools)``, remembered by content key (per-example tools repeat in a corpus)."""
-    if key is None:
-        return _digest(tools)
-    digest = _DIGESTS.get(key)
-    if digest is None:
-        digest = _digest(tools)
-        if len(_DIGESTS) >= _DIGESTS_SIZE:
-            _DIGESTS.clear()
-        _DIGESTS[key] = digest
-    return digest
-
-
 def count_example(
     preds: Sequence[Call],
     golds: Sequence[GoldCall],
@@ -273,14 +156,18 @@ def count_example(
     parse_error: str | None = None,
     tools_digest: str = "",
     per_tool_counts: bool = True,
+    details: bool = True,
 ) -> Score:
     """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
 
     ``per_tool_counts=False`` leaves ``Score.per_tool`` empty (for a corpus that does not
-    report it); every other field is the same.
+    report it); ``details=False`` may judge pairs for their counts alone (no per-argument
+    verdicts at call level, see :func:`~toolcall_f1.matching.match_indices`). Every count,
+    flag and number is the same either way.
     """
     pairs, up, ug = match_indices(
-        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults
+        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
+        details=details,
     )
     tp, fp, fn, exact, h_tools, h_args, per_tool = _tally(
         preds, golds, toolset, pairs, up, ug, level == "call", per_tool_counts
@@ -316,114 +203,88 @@ def _tally(
     """The counts of one matched example (SPEC §7): ``(tp, fp, fn, every call paired and
     every pair exact, hallucinated tools, hallucinated arguments, per-tool counts)``.
 
-    Each count is the :func:`math.fsum` of its terms — a pair's or unmatched call's tool
-    weight, at argument level also ``tool weight × argument weight`` per argument — so
-    neither call order nor argument order can change a digit.
+    Every field (:func:`_fields`) adds its weight where its verdict says
+    (:data:`~toolcall_f1.counting.VERDICT_COUNTS`). Each count is the :func:`math.fsum` of its
+    terms, so neither call order nor argument order can change a digit.
     """
-    tp: list[float] = []
-    fp: list[float] = []
-    fn: list[float] = []
-    per_tool: dict[str, list[list[float]]] = {}
+    sums: tuple[list[float], list[float], list[float]] = ([], [], [])
+    per_tool: dict[str, tuple[list[float], list[float], list[float]]] = {}
     name_fn = toolset.name_canon
-    spec_of = toolset.spec_for_weights
-    exact = not up and not ug
-
-    def bucket(name: str) -> list[list[float]]:
-        # one row per tool however it was spelled: the schema's name, else the canonical one
-        key = name_fn(name)
-        declared = toolset.by_key.get(key)
-        return per_tool.setdefault(declared.name if declared is not None else key, [[], [], []])
-
-    if call_level:
-        for i, j, res in pairs:
-            wt = spec_of(preds[i].name).weight
-            if res.exact:
-                tp.append(wt)
-                if per_tool_counts:
-                    bucket(golds[j].name)[0].append(wt)
-            else:
-                exact = False
-                fp.append(wt)
-                fn.append(wt)
-                if per_tool_counts:
-                    b = bucket(golds[j].name)
-                    b[1].append(wt)
-                    b[2].append(wt)
-        for i in up:
-            wt = spec_of(preds[i].name).weight
-            fp.append(wt)
-            if per_tool_counts:
-                bucket(preds[i].name)[1].append(wt)
-        for j in ug:
-            wt = spec_of(golds[j].name).weight
-            fn.append(wt)
-            if per_tool_counts:
-                bucket(golds[j].name)[2].append(wt)
-    else:
-        for i, j, res in pairs:
-            wt = spec_of(preds[i].name).weight
-            if not res.exact:
-                exact = False
-            ptp, pfp, pfn = [wt], [], []
-            for v in res.verdicts:
-                w = wt * v.weight
-                if v.verdict == "agree":
-                    ptp.append(w)
-                elif v.verdict == "disagree":
-                    pfp.append(w)
-                    pfn.append(w)
-                elif v.verdict == "extra":
-                    pfp.append(w)
-                elif v.verdict == "missing":
-                    pfn.append(w)
-            tp.extend(ptp)
-            fp.extend(pfp)
-            fn.extend(pfn)
-            if per_tool_counts:
-                b = bucket(golds[j].name)
-                b[0].extend(ptp)
-                b[1].extend(pfp)
-                b[2].extend(pfn)
-        for i in up:
-            call = preds[i]
-            spec = spec_of(call.name)
-            terms = [spec.weight]
-            terms.extend(spec.weight * spec.arg_weight(k) for k in call.arguments)
-            fp.extend(terms)
-            if per_tool_counts:
-                bucket(call.name)[1].extend(terms)
-        for j in ug:
-            gold = golds[j]
-            spec = spec_of(gold.name)
-            terms = [spec.weight]
-            terms.extend(
-                spec.weight * spec.arg_weight(k) for k, acc in gold.arguments.items() if not acc.optional
-            )
-            fn.extend(terms)
-            if per_tool_counts:
-                bucket(gold.name)[2].extend(terms)
-
-    h_tools = h_args = 0
-    if toolset.has_schema:
-        lookup = toolset.lookup
-        for call in preds:
-            declared = lookup(call.name)
-            if declared is None:
-                h_tools += 1
-            else:
-                params = declared.params
-                for k in call.arguments:
-                    if k not in params:
-                        h_args += 1
+    for verdict, weight, name in _fields(preds, golds, toolset, pairs, up, ug, call_level):
+        into = VERDICT_COUNTS[verdict]
+        for count, terms in zip(into, sums):
+            if count:
+                terms.append(weight)
+        if per_tool_counts:
+            # one row per tool however it was spelled: the schema's name, else the canonical one
+            key = name_fn(name)
+            declared = toolset.by_key.get(key)
+            row = per_tool.setdefault(declared.name if declared is not None else key, ([], [], []))
+            for count, terms in zip(into, row):
+                if count:
+                    terms.append(weight)
+    exact = not up and not ug and all(res.exact for _, _, res in pairs)
+    h_tools, h_args = _hallucinations(preds, toolset)
     return (
-        _sum(tp),
-        _sum(fp),
-        _sum(fn),
+        _sum(sums[0]),
+        _sum(sums[1]),
+        _sum(sums[2]),
         exact,
         h_tools,
         h_args,
         {k: Counts(math.fsum(a), math.fsum(b), math.fsum(c)) for k, (a, b, c) in per_tool.items()},
     )
+
+
+def _fields(
+    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet,
+    pairs: Sequence[tuple[int, int, PairResult]], up: Sequence[int], ug: Sequence[int], call_level: bool,
+) -> Iterator[tuple[str, float, str]]:
+    """Every field a matched example counts (SPEC §7), as ``(verdict, weight, tool name)``.
+
+    At call level a pair is one field of its tool weight, agreeing when the pair is exact;
+    at argument level its name agrees (tool weight) and each argument has its own verdict
+    (weight ``w_t·w_a``). An unmatched prediction's fields are extra, an unmatched gold
+    call's (but its optional arguments) missing.
+    """
+    spec_of = toolset.spec_for_weights
+    for i, j, res in pairs:
+        wt = spec_of(preds[i].name).weight
+        name = golds[j].name
+        if call_level:
+            yield (AGREE if res.exact else DISAGREE), wt, name
+            continue
+        yield AGREE, wt, name
+        for v in res.verdicts:
+            yield v.verdict, wt * v.weight, name
+    for i in up:
+        call = preds[i]
+        spec = spec_of(call.name)
+        yield EXTRA, spec.weight, call.name
+        if not call_level:
+            for k in call.arguments:
+                yield EXTRA, spec.weight * spec.arg_weight(k), call.name
+    for j in ug:
+        gold = golds[j]
+        spec = spec_of(gold.name)
+        yield MISSING, spec.weight, gold.name
+        if not call_level:
+            for k, acc in gold.arguments.items():
+                if not acc.optional:
+                    yield MISSING, spec.weight * spec.arg_weight(k), gold.name
+
+
+def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[int, int]:
+    """Predicted calls to undeclared tools, and undeclared arguments of declared ones."""
+    h_tools = h_args = 0
+    if toolset.has_schema:
+        for call in preds:
+            declared = toolset.lookup(call.name)
+            if declared is None:
+                h_tools += 1
+            else:
+                h_args += sum(1 for k in call.arguments if k not in declared.params)
+    return h_tools, h_args
 
 
 def _sum(terms: list[float]) -> float:
@@ -436,88 +297,19 @@ def _sum(terms: list[float]) -> float:
     return math.fsum(terms)
 
 
-class _Totals:
-    """What :func:`summarize` needs from a corpus, folded in one :class:`Score` at a time.
-
-    Keeps each example's TP/FP/FN (a compact float array) and sums them with
-    :func:`math.fsum` at the end — exactly the numbers ``summarize`` computes from the list
-    of scores — without holding the scores themselves (their calls, pairs and verdicts).
-    """
-
-    __slots__ = ("digests", "fn", "fp", "h_args", "h_tools", "n", "num_exact", "parse_errors", "per_tool", "tp")
-
-    def __init__(self) -> None:
-        self.tp = array("d")
-        self.fp = array("d")
-        self.fn = array("d")
-        self.n = self.num_exact = self.parse_errors = self.h_tools = self.h_args = 0
-        self.per_tool: dict[str, list[Counts]] = {}
-        self.digests: set[str] = set()
-
-    def add(self, s: Score) -> None:
-        self.add_counts(s.tp, s.fp, s.fn, s.exact, s.parse_error, s.hallucinated_tools,
-                        s.hallucinated_args, s.per_tool, s.tools_digest)
-
-    def add_counts(
-        self, tp: float, fp: float, fn: float, exact: bool, parse_error: str | None,
-        h_tools: int, h_args: int, per_tool: Mapping[str, Counts], tools_digest: str,
-    ) -> None:
-        """One example's numbers, as a :class:`Score` would carry them."""
-        self.tp.append(tp)
-        self.fp.append(fp)
-        self.fn.append(fn)
-        self.n += 1
-        if exact:
-            self.num_exact += 1
-        if parse_error is not None:
-            self.parse_errors += 1
-        self.h_tools += h_tools
-        self.h_args += h_args
-        for name, c in per_tool.items():
-            bucket = self.per_tool.get(name)
-            if bucket is None:
-                self.per_tool[name] = [c]
-            else:
-                bucket.append(c)
-        if tools_digest:
-            self.digests.add(tools_digest)
-
-    def result(self, signature: str, per_tool: bool) -> dict[str, Any]:
-        tp, fp, fn = math.fsum(self.tp), math.fsum(self.fp), math.fsum(self.fn)
-        p, r, f = prf(tp, fp, fn)
-        n = self.n
-        out: dict[str, Any] = {
-            "f1": f,
-            "precision": p,
-            "recall": r,
-            "exact_match": (self.num_exact / n) if n else 1.0,
-            "tp": tp,
-            "fp": fp,
-            "fn": fn,
-            "num_examples": n,
-            "num_parse_errors": self.parse_errors,
-            "hallucinated_tools": self.h_tools,
-            "hallucinated_args": self.h_args,
-            "signature": signature,
-        }
-        if per_tool:
-            table = {}
-            for name in sorted(self.per_tool):
-                c = Counts.total(self.per_tool[name])
-                prec, rec, f1 = prf(c.tp, c.fp, c.fn)
-                table[name] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": prec, "recall": rec, "f1": f1}
-            out["per_tool"] = table
-        return out
-
-
 def summarize(
-    scores: Sequence[Score],
+    scores: Iterable[Score],
     *,
     signature: str,
     per_tool: bool = False,
     return_details: bool = False,
 ) -> dict[str, Any]:
     """The corpus result of SPEC §8 from per-example scores: micro-averaged, never a mean.
+
+    Raises
+    ------
+    EmptyCorpusError
+        A :class:`ValueError`, when there is no score: a corpus of zero examples has no score.
 
     Examples
     --------
@@ -527,14 +319,62 @@ def summarize(
     >>> r = summarize([a, b], signature="-")
     >>> round(r["f1"], 4), r["exact_match"], r["tp"], r["fn"]
     (0.6667, 0.5, 1.0, 1.0)
+    >>> summarize([], signature="-")
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
     """
-    totals = _Totals()
+    scores = list(scores)
+    tally = Tally()
     for s in scores:
-        totals.add(s)
-    out = totals.result(signature, per_tool)
+        tally.add(s)
+    out = tally.result(signature, per_tool)
     if return_details:
         out["details"] = [s.to_dict() for s in scores]
     return out
+
+
+def _where(index: int | None) -> str:
+    """How an error names a reference: ``references[3]``, or ``references`` for a lone one."""
+    return "references" if index is None else f"references[{index}]"
+
+
+def _memo_key(value: Any) -> bytes | None:
+    """``marshal`` bytes of a value (equal bytes load back as equal data), or None for
+    objects marshal does not write and values too large to remember."""
+    try:
+        key = marshal.dumps(value)
+    except ValueError:  # not plain data, or nested too deep for marshal
+        return None
+    return key if len(key) <= _MEMO_MAX_BYTES else None
+
+
+#: References and tool lists larger than this (as marshal bytes) are read, not remembered.
+_MEMO_MAX_BYTES = 65536
+
+
+class _Readings:
+    """What one metric has read and compiled, by content: one :class:`~toolcall_f1.memo.Memo`
+    policy, owned by the metric (never shared between metrics, dropped when pickled).
+
+    A value is remembered only when it is plain JSON data (:func:`is_plain_json`): ``marshal``
+    bytes then tell apart any two values that could read differently, and a value holding
+    anything else (numpy arrays, which ``marshal`` writes as raw bytes) can never have the
+    bytes of a remembered one — it is read each time instead.
+    """
+
+    __slots__ = ("example_tools", "golds", "toolsets")
+
+    def __init__(self) -> None:
+        #: Compiled tool sets, by (tools' content, weights' content, name canonicalizer).
+        self.toolsets = Memo(512)
+        #: Gold calls, by (calls' content, reference format, tool set). Only a few, on purpose:
+        #: they catch what repeats from one example to the next (several sampled answers to
+        #: one prompt, BFCL's entries), while a large memo of gold calls, each a tree of
+        #: objects the garbage collector must walk, slows a corpus of all-different references.
+        self.golds = Memo(16)
+        #: Per-example tool sets and their digests, by (raw tools' content, base tool set).
+        self.example_tools = Memo(16)
 
 
 class ToolCallMetric:
@@ -567,6 +407,13 @@ class ToolCallMetric:
     ------
     ValueError
         For an unknown setting, a malformed schema, or an invalid weight (naming the tool).
+
+    Warns
+    -----
+    ToolCallWarning
+        When ``weights`` name a tool the schemas do not declare (or an argument its tool does
+        not declare), and for the schema mistakes :func:`~toolcall_f1.schema.merge_tools` and
+        :func:`~toolcall_f1.schema.compile_tools` warn about. The score never changes.
 
     Examples
     --------
@@ -608,30 +455,48 @@ class ToolCallMetric:
             tools = grammar  # the seed's name for the schema source
         self.tools = list(merge_tools(tools))
         self.weights = validate_weights(weights)
-        self._toolset = compile_tools(self.tools, self.weights, self._name_fn)
+        self._readings = _Readings()
+        self._toolset = self._compile(self.tools, self.weights)
+        warn_unknown_weights(self._toolset, self.weights)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the cache of readings (a new metric starts with an empty one)."""
+        state = self.__dict__.copy()
+        del state["_readings"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._readings = _Readings()
 
     # -- configuration -------------------------------------------------------------------
+
+    def _compile(self, tools: Sequence[Mapping[str, Any]], weights: Mapping[str, Any]) -> ToolSet:
+        return compile_tools(tools, weights, self._name_fn, cache=self._readings.toolsets)
 
     def _toolset_for(
         self,
         call_tools: Sequence[Mapping[str, Any]] | None,
         call_weights: Mapping[str, Any] | None,
-        example_tools: Sequence[Mapping[str, Any]] | None,
-        example_key: ContentKey | None = None,
+        example_tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> ToolSet:
-        """The compiled schemas for one call: constructor < call < per-example tools.
-
-        ``example_tools`` are already merged (``_split_reference``) and ``example_key`` is
-        their content key, if known.
-        """
+        """The compiled schemas for one call: constructor < call < per-example tools
+        (``example_tools`` already merged, see :meth:`_example_toolset`)."""
         if not call_tools and not call_weights and not example_tools:
             return self._toolset
-        weights = {**self.weights, **validate_weights(call_weights)} if call_weights else self.weights
-        if example_tools and not self.tools and not call_tools:
-            # per-example tools alone: merging them again would give an equal list
-            return compile_tools(example_tools, weights, self._name_fn, tools_key=example_key)
-        tools = merge_tools(self.tools, call_tools, example_tools)
-        return compile_tools(tools, weights, self._name_fn)
+        weights = self.weights
+        if call_weights:
+            weights = {**self.weights, **validate_weights(call_weights)}
+        tools = merge_plain_tools(self.tools, plain_json(call_tools), example_tools)
+        return self._compile(tools, weights)
+
+    def _corpus_toolset(self, tools: Any, weights: Any) -> ToolSet:
+        """:meth:`_toolset_for` a call's ``tools``/``weights``, warning about weights that name
+        no declared tool."""
+        toolset = self._toolset_for(tools, weights)
+        if tools or weights:
+            warn_unknown_weights(toolset, {**self.weights, **validate_weights(weights)})
+        return toolset
 
     def signature(
         self,
@@ -651,7 +516,9 @@ class ToolCallMetric:
         """
         digests = sorted({d for d in example_tools_digests if d})
         effective_tools = merge_tools(self.tools, tools)
-        effective_weights = {**self.weights, **validate_weights(weights)} if weights else self.weights
+        effective_weights = self.weights
+        if weights:
+            effective_weights = {**self.weights, **validate_weights(weights)}
         weight_src = [effective_tools, effective_weights, digests]
         has_weights = bool(effective_tools or effective_weights or digests)
         parts = [
@@ -670,42 +537,100 @@ class ToolCallMetric:
 
     def read_reference(
         self, reference: Any, *, reference_format: str | None = None, index: int | None = None,
-        toolset: ToolSet | None = None,
-    ) -> tuple[list[GoldCall], list[Mapping[str, Any]] | None]:
-        """A reference → (gold calls, per-example tools or None). Raises, naming the index.
+        tools: Sequence[Mapping[str, Any]] | None = None, weights: Mapping[str, Any] | None = None,
+    ) -> tuple[list[GoldCall], ToolSet]:
+        """A reference → (gold calls, the compiled tool set they are judged with).
 
-        Positional arguments in the reference are named through ``toolset`` merged with the
-        reference's own ``tools``.
+        Positional arguments in the reference are named through the metric's schemas, then
+        ``tools``, then the reference's own ``tools``, merged by name. Raises, naming the index.
+
+        Examples
+        --------
+        >>> golds, toolset = ToolCallMetric().read_reference(
+        ...     {"calls": "[f(1)]", "tools": [{"name": "f", "parameters": {"properties": {"x": {}}}}]})
+        >>> golds, toolset.has_schema
+        ([f(x=1)], True)
+        >>> ToolCallMetric().read_reference("[f(", index=3)
+        Traceback (most recent call last):
+        ...
+        toolcall_f1.calls.ToolCallParseError: references[3]: python: unbalanced brackets (in '[f(')
         """
-        where = _where(index)
-        raw, example_tools = self._split_reference(reference, where)
-        ts = toolset or self._toolset
-        if example_tools:
-            ts, _ = self._with_example_tools(None, None, example_tools, content_key(example_tools), where)
-        return self._read_gold(raw, reference_format, index, ts), example_tools
+        fmt = self._check_formats(reference_format, None)
+        base = self._toolset_for(tools, weights)
+        golds, toolset, _ = self._read_reference(reference, base, tools, weights, fmt, index)
+        return list(golds), toolset
 
     @staticmethod
-    def _split_reference(reference: Any, where: str) -> tuple[Any, list[Mapping[str, Any]] | None]:
-        """``{"calls": ..., "tools": [...]}`` → (calls, merged per-example tools or None)."""
+    def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
+        """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools`` or None)."""
         if isinstance(reference, ToolCallParseError):
-            raise reference.located(where)
-        if not (isinstance(reference, Mapping) and "calls" in reference and isinstance(reference["calls"], (list, str))):
+            raise reference.located(_where(index))
+        if type(reference).__module__ == "numpy":
+            reference = plain_json(reference)  # a numpy array (a datasets column in numpy format)
+        if not (type(reference) is dict or isinstance(reference, Mapping)) or "calls" not in reference:
             return reference, None
-        example_tools = reference.get("tools")
-        if example_tools is None:
-            return reference["calls"], None
-        return reference["calls"], _merge_example_tools(example_tools, where)
+        calls = reference["calls"]
+        if type(calls).__module__ == "numpy":
+            calls = plain_json(calls)
+        if not isinstance(calls, (list, str)):
+            return reference, None  # a call to a tool named "calls"
+        return calls, reference.get("tools")
 
-    def _read_gold(self, raw: Any, reference_format: str | None, index: int | None, ts: ToolSet) -> list[GoldCall]:
+    def _read_reference(
+        self, reference: Any, base: ToolSet, tools: Any, weights: Any, fmt: str, index: int | None,
+    ) -> tuple[list[GoldCall], ToolSet, str]:
+        """A reference → (gold calls, the tool set it is judged with, its tools' digest),
+        remembered by content: consecutive examples often share their reference or tool list
+        (several sampled answers to one prompt, BFCL's entries with their tools). ``base`` is
+        the corpus's tool set without per-example tools, ``self._toolset_for(tools, weights)``."""
+        calls, raw_tools = self._split_reference(reference, index)
+        toolset, digest = base, ""
+        if raw_tools is not None:
+            toolset, digest = self._example_toolset(raw_tools, base, tools, weights, index)
+        key = _memo_key(calls)
+        slot = (key, fmt, id(toolset))
+        if key is not None:
+            hit = self._readings.golds.get(slot)
+            if hit is not None and hit[0] is toolset:
+                return hit[1], toolset, digest
+        plain = key is not None and is_plain_json(calls)
+        golds = self._read_gold(calls, fmt, index, toolset, plain)
+        if plain:
+            self._readings.golds.put(slot, (toolset, golds))
+        return golds, toolset, digest
+
+    def _example_toolset(
+        self, raw_tools: Any, base: ToolSet, tools: Any, weights: Any, index: int | None
+    ) -> tuple[ToolSet, str]:
+        """A reference's own tools → (the merged tool set, their digest), remembered by content."""
+        key = _memo_key(raw_tools)
+        slot = (key, id(base))
+        if key is not None:
+            hit = self._readings.example_tools.get(slot)
+            if hit is not None and hit[0] is base:
+                return hit[1], hit[2]
+        plain = key is not None and is_plain_json(raw_tools)
+        try:
+            example_tools = merge_plain_tools(_tools_list(raw_tools if plain else plain_json(raw_tools)))
+            toolset = self._toolset_for(tools, weights, example_tools) if example_tools else base
+        except ValueError as err:
+            raise ValueError(f"{_where(index)}: {err}") from None
+        digest = _digest(example_tools) if example_tools else ""
+        if plain:
+            self._readings.example_tools.put(slot, (base, toolset, digest))
+        return toolset, digest
+
+    def _read_gold(
+        self, raw: Any, reference_format: str | None, index: int | None, ts: ToolSet, plain: bool = False
+    ) -> list[GoldCall]:
+        """Gold calls from a reference's calls (``plain``: known to hold no numpy values)."""
         fmt = reference_format or self.reference_format
-        where = _where(index)
         try:
             if fmt == "bfcl":
-                return bfcl_gold(raw, where)
-            ctx = Context(ts.param_order) if ts.has_schema else Context()
-            return [GoldCall.from_call(c) for c in read_any(raw, fmt, ctx, gold=True)]
+                return (bfcl_gold_plain if plain else bfcl_gold)(raw, _where(index))
+            return [GoldCall.from_call(c) for c in read_any(raw, fmt, _reader_context(ts), gold=True)]
         except ToolCallParseError as err:
-            raise err.located(where, index) from None
+            raise err.located(_where(index), index) from None
 
     def read_prediction(
         self, prediction: Any, toolset: ToolSet, *, prediction_format: str | None = None,
@@ -717,13 +642,12 @@ class ToolCallMetric:
         is that parse error.
         """
         fmt = prediction_format or self.prediction_format
-        ctx = toolset.reader_context
-        if ctx is None:  # made once per compiled tool set
-            ctx = toolset.reader_context = Context(toolset.param_order) if toolset.has_schema else Context()
+        if type(prediction) is not str and isinstance(prediction, str):
+            prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
         try:
             if isinstance(prediction, ToolCallParseError):
                 raise prediction
-            return read_any(prediction, fmt, ctx), None
+            return read_any(prediction, fmt, _reader_context(toolset)), None
         except ToolCallParseError as err:
             where = "predictions" if index is None else f"predictions[{index}]"
             located = err.located(where, index)
@@ -783,35 +707,21 @@ class ToolCallMetric:
         ...
         toolcall_f1.calls.ToolCallParseError: references: python: unbalanced brackets (in "[get_weather(city='Paris'")
         """
-        return self._score(pred, gold, tools, weights, reference_format, prediction_format, index, True)
+        fmt = self._check_formats(reference_format, prediction_format)
+        base = self._toolset_for(tools, weights)
+        return self._score(pred, gold, base, tools, weights, fmt, prediction_format, index, True, True)
 
     def _score(
-        self,
-        pred: Any,
-        gold: Any,
-        tools: Sequence[Mapping[str, Any]] | None,
-        weights: Mapping[str, Any] | None,
-        reference_format: str | None,
-        prediction_format: str | None,
-        index: int | None,
-        per_tool_counts: bool,
+        self, pred: Any, gold: Any, base: ToolSet, tools: Any, weights: Any, fmt: str,
+        prediction_format: str | None, index: int | None, per_tool_counts: bool, details: bool,
     ) -> Score:
-        fmt = self._check_formats(reference_format, prediction_format)
-        golds, toolset, digest = self._reference(gold, tools, weights, fmt, index)
-        preds, error = self.read_prediction(
-            pred, toolset, prediction_format=prediction_format, index=index
-        )
+        """The one per-example pipeline: reference, prediction, matching, counts."""
+        golds, toolset, digest = self._read_reference(gold, base, tools, weights, fmt, index)
+        preds, error = self.read_prediction(pred, toolset, prediction_format=prediction_format, index=index)
         return count_example(
-            preds,
-            golds,
-            toolset,
-            level=self.level,
-            matching=self.matching,
-            canon=self._canon,
-            fill_defaults=fmt != "bfcl",
-            parse_error=error,
-            tools_digest=digest,
-            per_tool_counts=per_tool_counts,
+            preds, golds, toolset, level=self.level, matching=self.matching, canon=self._canon,
+            fill_defaults=fmt != "bfcl", parse_error=error, tools_digest=digest,
+            per_tool_counts=per_tool_counts, details=details,
         )
 
     def _check_formats(self, reference_format: str | None, prediction_format: str | None) -> str:
@@ -821,114 +731,6 @@ class ToolCallMetric:
         if prediction_format is not None:
             check_choice(prediction_format, tuple(FORMATS), "prediction_format")
         return reference_format or self.reference_format
-
-    def _tally_into(
-        self,
-        totals: _Totals,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        tools: Sequence[Mapping[str, Any]] | None,
-        weights: Mapping[str, Any] | None,
-        reference_format: str | None,
-        prediction_format: str | None,
-        progress: bool,
-        per_tool_counts: bool,
-    ) -> None:
-        """Fold every example's counts into ``totals`` — what :meth:`_score` counts, without
-        keeping (or building) the calls, pairs and verdicts a :class:`Score` carries."""
-        fmt = self._check_formats(reference_format, prediction_format)
-        fill_defaults = fmt != "bfcl"
-        level, matching, canon = self.level, self.matching, self._canon
-        call_level = level == "call"
-        base = self._toolset_for(tools, weights, None)
-        for i, p, g in self._examples(predictions, references, progress):
-            golds, toolset, digest = self._memo_reference(g, base, tools, weights, fmt, i)
-            preds, error = self.read_prediction(p, toolset, prediction_format=prediction_format, index=i)
-            pairs, up, ug = match_indices(
-                preds, golds, toolset, canon=canon, matching=matching, level=level,
-                fill_defaults=fill_defaults, details=False,
-            )
-            tp, fp, fn, exact, h_tools, h_args, per_tool = _tally(
-                preds, golds, toolset, pairs, up, ug, call_level, per_tool_counts
-            )
-            totals.add_counts(tp, fp, fn, exact and error is None, error, h_tools, h_args, per_tool, digest)
-
-    def _reference(
-        self, gold: Any, tools: Any, weights: Any, fmt: str, index: int | None,
-    ) -> tuple[list[GoldCall], ToolSet, str]:
-        """A reference → (gold calls, the tool set it is judged with, its tools' digest)."""
-        where = _where(index)
-        raw, example_tools = self._split_reference(gold, where)
-        example_key = content_key(example_tools) if example_tools else None
-        toolset, digest = self._with_example_tools(tools, weights, example_tools, example_key, where)
-        return self._read_gold(raw, fmt, index, toolset), toolset, digest
-
-    def _with_example_tools(
-        self, tools: Any, weights: Any, example_tools: list[Mapping[str, Any]] | None,
-        example_key: ContentKey | None, where: str,
-    ) -> tuple[ToolSet, str]:
-        if not example_tools:
-            return self._toolset_for(tools, weights, None), ""
-        try:
-            toolset = self._toolset_for(tools, weights, example_tools, example_key)
-        except ValueError as err:
-            raise ValueError(f"{where}: {err}") from None
-        return toolset, _tools_digest(example_tools, example_key)
-
-    def _memo_reference(
-        self, gold: Any, base: ToolSet, tools: Any, weights: Any, fmt: str, index: int | None,
-    ) -> tuple[list[GoldCall], ToolSet, str]:
-        """:meth:`_reference`, remembered by content for the next few examples: consecutive
-        examples often share their reference or tool list (several sampled answers to one
-        prompt, BFCL's entries with their tools), and reading them is most of the work after
-        the prediction. Only plain data (dict, list, str, numbers) is remembered, keyed by its
-        ``marshal`` bytes, which tell apart any two values that could read differently; gold
-        calls are immutable, and the remembered ones are never handed out (only a corpus
-        without ``details`` reads through here). ``base`` is the corpus's tool set without
-        per-example tools, ``self._toolset_for(tools, weights, None)``, made once per corpus."""
-        t = type(gold)
-        if t is dict and "calls" in gold and type(gold["calls"]) in (list, str):
-            calls, raw_tools = gold["calls"], gold.get("tools")
-        elif t is list or t is str:
-            calls, raw_tools = gold, None
-        else:
-            return self._reference(gold, tools, weights, fmt, index)
-        if raw_tools is None:
-            toolset, digest = base, ""
-        elif type(raw_tools) is not list:
-            return self._reference(gold, tools, weights, fmt, index)
-        else:
-            toolset, digest = self._memo_example_tools(raw_tools, base, tools, weights, index)
-        key = _memo_key(calls)
-        if key is None:
-            return self._read_gold(calls, fmt, index, toolset), toolset, digest
-        slot = (key, fmt, id(toolset))
-        hit = _GOLDS.get(slot)
-        if hit is not None and hit[0] is toolset:
-            return hit[1], toolset, digest
-        golds = self._read_gold(calls, fmt, index, toolset)
-        _remember(_GOLDS, slot, (toolset, golds))
-        return golds, toolset, digest
-
-    def _memo_example_tools(
-        self, raw_tools: list[Any], base: ToolSet, tools: Any, weights: Any, index: int | None
-    ) -> tuple[ToolSet, str]:
-        """Per-example tools → (tool set, digest), remembered by the raw list's content."""
-        key = _memo_key(raw_tools)
-        slot = (key, id(base))
-        if key is not None:
-            hit = _EXAMPLE_TOOLS.get(slot)
-            if hit is not None and hit[0] is base:
-                return hit[1], hit[2]
-        where = _where(index)
-        example_tools = _merge_example_tools(raw_tools, where) if raw_tools else None
-        # merging a list without repeated names keeps it as it is: the same content key
-        same = key is not None and example_tools is not None and len(example_tools) == len(raw_tools)
-        example_key = key if same else (content_key(example_tools) if example_tools else None)
-        toolset, digest = self._with_example_tools(tools, weights, example_tools, example_key, where)
-        if key is not None:
-            _remember(_EXAMPLE_TOOLS, slot, (base, toolset, digest))
-        return toolset, digest
 
     def score_all(
         self,
@@ -943,21 +745,17 @@ class ToolCallMetric:
     ) -> list[Score]:
         """Score every example; ``predictions`` and ``references`` must be the same length."""
         return list(self._scores(predictions, references, tools, weights, reference_format,
-                                 prediction_format, progress, True))
+                                 prediction_format, progress, True, True))
 
     def _scores(
-        self,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        tools: Sequence[Mapping[str, Any]] | None,
-        weights: Mapping[str, Any] | None,
-        reference_format: str | None,
-        prediction_format: str | None,
-        progress: bool,
-        per_tool_counts: bool,
+        self, predictions: Sequence[Any], references: Sequence[Any], tools: Any, weights: Any,
+        reference_format: str | None, prediction_format: str | None, progress: bool,
+        per_tool_counts: bool, details: bool,
     ) -> Iterator[Score]:
+        fmt = self._check_formats(reference_format, prediction_format)
+        base = self._corpus_toolset(tools, weights)
         for i, p, g in self._examples(predictions, references, progress):
-            yield self._score(p, g, tools, weights, reference_format, prediction_format, i, per_tool_counts)
+            yield self._score(p, g, base, tools, weights, fmt, prediction_format, i, per_tool_counts, details)
 
     @staticmethod
     def _examples(
@@ -991,8 +789,9 @@ class ToolCallMetric:
     ) -> dict[str, Any]:
         """Score a corpus: the dict of SPEC §8 (``f1``, ``precision``, ..., ``signature``).
 
-        Without ``return_details`` the examples stream through: each score is folded into the
-        totals and dropped, so memory holds a few numbers per example, not its calls.
+        Without ``return_details`` the examples stream through: each score is folded into a
+        :class:`~toolcall_f1.counting.Tally` and dropped, so memory holds a few numbers, not
+        the examples' calls.
 
         Parameters
         ----------
@@ -1015,9 +814,18 @@ class ToolCallMetric:
 
         Raises
         ------
+        EmptyCorpusError
+            A :class:`ValueError`, for zero examples: a corpus of zero examples has no score.
         ValueError
             For lengths that differ, an unreadable reference (naming its index), a bad
             setting; :class:`ToolCallParseError` for a prediction with ``on_parse_error="raise"``.
+
+        Warns
+        -----
+        ToolCallWarning
+            When more than half of the predictions could not be read (likely the wrong
+            ``prediction_format``), and for the schema and weight mistakes the constructor
+            warns about. The score never changes.
 
         Examples
         --------
@@ -1028,27 +836,35 @@ class ToolCallMetric:
         Traceback (most recent call last):
         ...
         ValueError: predictions and references differ in length: 1 vs 0
+        >>> ToolCallMetric().compute([], [])
+        Traceback (most recent call last):
+        ...
+        toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
         """
-        if return_details:
-            kept = list(self._scores(predictions, references, tools, weights, reference_format,
-                                     prediction_format, progress, per_tool))
-            sig = self.signature(
-                tools=tools, weights=weights, prediction_format=prediction_format,
-                reference_format=reference_format,
-                example_tools_digests=(s.tools_digest for s in kept),
-            )
-            return summarize(kept, signature=sig, per_tool=per_tool, return_details=True)
-        totals = _Totals()
-        self._tally_into(totals, predictions, references, tools, weights, reference_format,
-                         prediction_format, progress, per_tool)
+        tally = Tally()
+        kept: list[Score] = []
+        for score in self._scores(predictions, references, tools, weights, reference_format,
+                                  prediction_format, progress, per_tool, return_details):
+            tally.add(score)
+            if return_details:
+                kept.append(score)
         sig = self.signature(
             tools=tools, weights=weights, prediction_format=prediction_format,
-            reference_format=reference_format, example_tools_digests=totals.digests,
+            reference_format=reference_format, example_tools_digests=tally.digests,
         )
-        return totals.result(sig, per_tool)
+        out = tally.result(sig, per_tool)
+        _warn_parse_errors(tally, prediction_format or self.prediction_format)
+        if return_details:
+            out["details"] = [s.to_dict() for s in kept]
+        return out
 
     def aggregate(self, scores: Iterable[Score]) -> float:
         """Micro-averaged F1 over the corpus (sum TP/FP/FN, then divide) — never a mean.
+
+        Raises
+        ------
+        EmptyCorpusError
+            A :class:`ValueError`, for no scores: a corpus of zero examples has no score.
 
         Examples
         --------
@@ -1056,9 +872,33 @@ class ToolCallMetric:
         >>> m.aggregate([m([("g", {})], [("g", {})]), m([], [("g", {})])])
         0.6666666666666666
         """
-        return Counts.total(s.counts for s in scores).f1
+        tally = Tally()
+        for s in scores:
+            tally.add(s)
+        return tally.result("")["f1"]
 
 
-def coerce_gold(gold: Any) -> list[GoldCall]:
-    """Structured gold calls (plain values) as :class:`GoldCall`."""
-    return [GoldCall.from_call(c) for c in coerce_structured(gold)]
+def _tools_list(raw_tools: Any) -> list[Any]:
+    """A reference's ``tools`` (free of numpy values): a list of function schemas."""
+    if not isinstance(raw_tools, list):
+        raise ValueError("'tools' must be a list of function schemas")
+    return raw_tools
+
+
+def _reader_context(toolset: ToolSet) -> Context:
+    """What the text readers need of a tool set (made once per compiled tool set)."""
+    ctx = toolset.reader_context
+    if ctx is None:
+        ctx = toolset.reader_context = Context(toolset.param_order) if toolset.has_schema else Context()
+    return ctx
+
+
+def _warn_parse_errors(tally: Tally, prediction_format: str) -> None:
+    """Warn when more than half of the predictions are parse errors: likely the wrong format."""
+    if tally.num_parse_errors * 2 > tally.num_examples:
+        warnings.warn(
+            f"{tally.num_parse_errors} of {tally.num_examples} predictions could not be read "
+            f"(parse errors, scored as no calls): is prediction_format={prediction_format!r} right?",
+            ToolCallWarning,
+            stacklevel=3,
+        )

@@ -28,6 +28,8 @@ __all__ = [
     "value_key",
     "strictly_identical",
     "is_empty_value",
+    "plain_json",
+    "is_plain_json",
 ]
 
 Canonicalizer = Callable[[str], str]
@@ -359,3 +361,117 @@ def name_canonicalizer_name(canon: str | NameCanonicalizer | None) -> str:
         if fn is canon:
             return name
     return _custom_name(canon)
+
+
+# --------------------------------------------------------------------------- numpy values
+
+#: How many containers :func:`plain_json` and :func:`is_plain_json` visit at most, and how
+#: deep: a value built in Python can share (or contain) itself, and is then not walked further.
+_WALK_NODES = 1_000_000
+_WALK_DEPTH = 200
+
+
+def _is_numpy(value: Any) -> bool:
+    """A numpy object (scalar or array), told by its type's module: numpy is never imported."""
+    return type(value).__module__ == "numpy" and hasattr(value, "tolist")
+
+
+def plain_json(value: Any) -> Any:
+    """``value`` with every numpy object replaced by the equal plain Python value.
+
+    numpy scalars and 0-d arrays become ``str``, ``bool``, ``int`` or ``float`` (``.item()``),
+    n-d arrays become lists (``.tolist()``); dicts, lists and tuples are rebuilt of the same
+    kind (a tuple stays a tuple: ``(name, args)`` is a call shape) only when something inside
+    them changed — otherwise the very same object is returned. Anything else (strings, numbers,
+    ``Call``, ``AnyOf``, ...) is returned as it is. numpy is never imported. Below 200 levels,
+    or after a million containers, values are left as they are (the readers reject them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plain_json({"a": np.int64(1), "b": np.array([[1.5, 2.0]]), "c": (np.str_("x"), np.bool_(True))})
+    {'a': 1, 'b': [[1.5, 2.0]], 'c': ('x', True)}
+    >>> data = [{"a": 1}]
+    >>> plain_json(data) is data
+    True
+    """
+    return _plain(value, 0, [_WALK_NODES])
+
+
+def _plain(value: Any, depth: int, left: list[int]) -> Any:
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None:
+        return value
+    if depth > _WALK_DEPTH or left[0] <= 0:
+        return value
+    left[0] -= 1
+    if t is list or t is tuple:
+        items = list(value)
+        changed = False
+        for i, v in enumerate(items):
+            tv = type(v)
+            if tv is str or tv is int or tv is float or tv is bool or v is None:
+                continue
+            pv = _plain(v, depth + 1, left)
+            if pv is not v:
+                items[i] = pv
+                changed = True
+        if not changed:
+            return value
+        return items if t is list else tuple(items)
+    if t is dict or isinstance(value, Mapping):
+        changed = False
+        out = {}
+        for k, v in value.items():
+            tv = type(v)
+            if type(k) is str and (tv is str or tv is int or tv is float or tv is bool or v is None):
+                out[k] = v
+                continue
+            pk, pv = _plain(k, depth + 1, left), _plain(v, depth + 1, left)
+            changed = changed or pk is not k or pv is not v
+            out[pk] = pv
+        return out if changed else value
+    if _is_numpy(value):
+        return _plain(value.tolist(), depth + 1, left)  # a scalar's tolist() is its item()
+    return value
+
+
+def is_plain_json(value: Any) -> bool:
+    """Is ``value`` made only of exact ``dict`` (string keys), ``list``, ``tuple``, ``str``,
+    ``int``, ``float``, ``bool`` and ``None`` (no subclasses, numpy or other objects), within
+    200 levels and a million containers?
+
+    ``marshal`` bytes tell any two such values apart (and no other value has the bytes of
+    one), which is what keying a memo by them needs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_plain_json({"a": [1, 2.5, None, ("x", True)]}), is_plain_json({"a": np.int64(1)})
+    (True, False)
+    """
+    return _is_plain(value, 0, [_WALK_NODES])
+
+
+def _is_plain(value: Any, depth: int, left: list[int]) -> bool:
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None:
+        return True
+    if depth > _WALK_DEPTH or left[0] <= 0:
+        return False
+    left[0] -= 1
+    if t is dict:
+        for k, v in value.items():
+            if type(k) is not str:
+                return False
+            tv = type(v)
+            if not (tv is str or tv is int or tv is float or tv is bool or v is None or _is_plain(v, depth + 1, left)):
+                return False
+        return True
+    if t is list or t is tuple:
+        for v in value:
+            tv = type(v)
+            if not (tv is str or tv is int or tv is float or tv is bool or v is None or _is_plain(v, depth + 1, left)):
+                return False
+        return True
+    return False

@@ -118,3 +118,39 @@ def test_optimal_never_has_more_errors_than_greedy(pred, gold, level, weights) -
     assert o.fp + o.fn <= g.fp + g.fn + 1e-9
     if g.exact:
         assert o.exact
+
+
+FRACTIONAL = st.fixed_dictionaries({
+    n: st.fixed_dictionaries({"weight": st.sampled_from([0.7, 0.1, 0.3, 1 / 3, 2.5]),
+                              "arguments": st.fixed_dictionaries({"q": st.sampled_from([0.1, 0.7, 1 / 3])})})
+    for n in ["s", "t", "u"]
+})
+
+
+@PROPS
+@given(examples=st.lists(st.tuples(CALLS, CALLS), min_size=1, max_size=12), level=LEVEL,
+       matching=st.sampled_from(["greedy", "optimal"]), weights=FRACTIONAL,
+       plan=st.lists(st.tuples(st.sampled_from(["add", "batch"]), st.integers(1, 4), st.integers(0, 2)),
+                     min_size=1, max_size=12))
+def test_any_split_across_adds_batches_and_metrics_equals_one_pass(examples, level, matching, weights, plan) -> None:
+    """Examples streamed one by one (``metric(p, r)``), in batches (``score_all``), over several
+    metrics whose tallies are merged (``Tally +``): the result is ``==`` one ``compute()``."""
+    from toolcall_f1 import Tally
+
+    metrics = [ToolCallMetric(level, matching=matching, weights=weights) for _ in range(3)]
+    tallies = [Tally() for _ in metrics]
+    start = 0
+    for how, size, which in plan * (len(examples) // len(plan) + 1):
+        if start >= len(examples):
+            break
+        chunk = examples[start: start + (1 if how == "add" else size)]
+        start += len(chunk)
+        metric, tally = metrics[which], tallies[which]
+        if how == "add":
+            tally.add(metric(*chunk[0]))
+        else:
+            for score in metric.score_all([p for p, _ in chunk], [g for _, g in chunk]):
+                tally.add(score)
+    merged = tallies[2] + tallies[0] + tallies[1]
+    one = metrics[0].compute([p for p, _ in examples], [g for _, g in examples], per_tool=True)
+    assert merged.result(metrics[0].signature(example_tools_digests=merged.digests), per_tool=True) == one

@@ -1,0 +1,205 @@
+"""Many calls to one tool: identical calls are judged once and matched in linear work.
+
+The class route (``matching._match_classes``) must give what judging every pair gives:
+the very same pairs for greedy, the same counts (and objective) for optimal. It is switched
+off by one module flag (``_CLASSES_FROM``) to compare public results. The exact solvers
+behind the optimal matcher (the pure-Python Hungarian and the transportation solver over
+classes) are pinned against scipy.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from toolcall_f1 import Call, ToolCallMetric, match_calls
+from toolcall_f1 import matching
+
+scipy_optimize = pytest.importorskip("scipy.optimize")
+np = pytest.importorskip("numpy")
+
+TOOLS = [{"name": "f", "parameters": {"type": "object", "properties": {
+    "a": {"type": "integer", "importance": 1 / 3},
+    "b": {"type": "string", "default": "x"},
+    "c": {"type": "number", "importance": 0.7}}, "required": ["a"]}}]
+
+
+class CountingCanon:
+    """A canonicalizer that counts its calls: the work spent comparing strings."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: str) -> str:
+        self.calls += 1
+        return text.lower()
+
+
+@pytest.mark.parametrize("level", ["call", "arg"])
+@pytest.mark.parametrize("matching_", ["greedy", "optimal"])
+@pytest.mark.parametrize("details", [False, True])
+def test_two_thousand_identical_calls_are_linear_work(level: str, matching_: str, details: bool) -> None:
+    canon = CountingCanon()
+    n = 2000
+    preds = [Call("f", {"a": 1, "b": "Paris", "c": 0.5})] * n
+    golds = [("f", {"a": 1, "b": "paris", "c": 0.5})] * n
+    metric = ToolCallMetric(level, matching=matching_, canonicalizer=canon, tools=TOOLS,
+                            weights={"f": {"weight": 1 / 3, "arguments": {"c": 0.1}}})
+    r = metric.compute([preds], [golds], return_details=details)
+    assert (r["fp"], r["fn"], r["exact_match"]) == (0.0, 0.0, 1.0)
+    assert canon.calls < 10 * n  # every pair judged would be 2 * n * n calls
+
+
+def _group(rng: random.Random, n: int, m: int) -> tuple[list[Call], list[tuple[str, dict[str, Any]]]]:
+    """Calls drawn from a small pool: many repeats, near-misses, defaults and extras."""
+    def call() -> dict[str, Any]:
+        args: dict[str, Any] = {"a": rng.choice([1, 2])}
+        if rng.random() < 0.5:
+            args["b"] = rng.choice(["x", "y", "X"])
+        if rng.random() < 0.3:
+            args["c"] = rng.choice([0.5, 1])
+        return args
+
+    pool = [call() for _ in range(rng.randint(1, 5))]
+    preds = [Call("f", dict(rng.choice(pool))) for _ in range(n)]
+    golds = [("f", dict(rng.choice(pool) if rng.random() < 0.8 else call())) for _ in range(m)]
+    return preds, golds
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("level", ["call", "arg"])
+@pytest.mark.parametrize("matching_", ["greedy", "optimal"])
+def test_the_class_route_agrees_with_judging_every_pair(seed: int, level: str, matching_: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    preds, golds = _group(rng, rng.randint(8, 40), rng.randint(8, 40))
+    weights = {"f": {"weight": rng.choice([1, 0.7, 1 / 3]), "arguments": {"b": rng.choice([1, 0.1, 2])}}}
+    tools = TOOLS if rng.random() < 0.7 else None
+    metric = ToolCallMetric(level, matching=matching_, tools=tools, weights=weights)
+    routed = metric.compute([preds], [golds], return_details=True, per_tool=True)
+    pairs = match_calls(preds, golds, tools=tools, weights=weights, matching=matching_, level=level)
+    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)  # every pair judged
+    full = metric.compute([preds], [golds], return_details=True, per_tool=True)
+    assert {k: v for k, v in routed.items() if k != "details"} == {k: v for k, v in full.items() if k != "details"}
+    if matching_ == "greedy":  # the very same pairs, argument by argument
+        assert routed["details"] == full["details"]
+        assert repr(pairs) == repr(match_calls(preds, golds, tools=tools, weights=weights, matching=matching_,
+                                               level=level))
+
+
+# --------------------------------------------------------------------------- exact solvers
+
+
+def _lsa_cost(cost: list[list[int]]) -> int:
+    rows, cols = scipy_optimize.linear_sum_assignment(np.array(cost, dtype=np.float64))
+    return sum(cost[i][j] for i, j in zip(rows.tolist(), cols.tolist()))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_python_hungarian_agrees_with_scipy(seed: int) -> None:
+    rng = random.Random(seed)
+    n, m = rng.randint(1, 9), rng.randint(1, 9)
+    cost = [[rng.randint(-50, 50) for _ in range(m)] for _ in range(n)]
+    pairs = matching._hungarian_exact(cost)
+    assert len(pairs) == min(n, m) == len({i for i, _ in pairs}) == len({j for _, j in pairs})
+    assert sum(cost[i][j] for i, j in pairs) == _lsa_cost(cost)
+
+
+def test_the_python_hungarian_is_exact_beyond_floats() -> None:
+    big = 2**80
+    cost = [[big + 1, big], [big, big + 3]]
+    assert matching._hungarian_exact(cost) == [(0, 1), (1, 0)]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_transport_solver_agrees_with_scipy_on_the_expanded_problem(seed: int) -> None:
+    rng = random.Random(seed)
+    na, nb = rng.randint(1, 4), rng.randint(1, 4)
+    supply = [rng.randint(1, 4) for _ in range(na)]
+    demand = [rng.randint(1, 4) for _ in range(nb)]
+    k = min(sum(supply), sum(demand))
+    cost = [[rng.randint(-20, 20) for _ in range(nb)] for _ in range(na)]
+    flows = matching._transport(cost, supply, demand, k)
+    assert sum(map(sum, flows)) == k
+    assert all(sum(row) <= s for row, s in zip(flows, supply))
+    assert all(sum(col) <= d for col, d in zip(zip(*flows), demand))
+    rows = [a for a, s in enumerate(supply) for _ in range(s)]
+    cols = [b for b, d in enumerate(demand) for _ in range(d)]
+    expanded = [[cost[a][b] for b in cols] for a in rows]
+    assert sum(f * cost[a][b] for a, row in enumerate(flows) for b, f in enumerate(row)) == _lsa_cost(expanded)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("level", ["call", "arg"])
+@pytest.mark.parametrize("matching_", ["greedy", "optimal"])
+def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level: str, matching_: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Distinct parallel calls, each with its own exact partner (or not, for a few)."""
+    rng = random.Random(seed)
+    n = rng.randint(9, 30)
+    preds = [Call("f", {"a": i, "b": rng.choice(["x", "y"])}) for i in range(n)]
+    golds = [("f", dict(p.arguments)) for p in rng.sample(preds, n)]
+    if rng.random() < 0.5:
+        golds[0] = ("f", {"a": -1})
+    if rng.random() < 0.3:
+        golds.append(("f", {"a": 0, "b": "z"}))
+    metric = ToolCallMetric(level, matching=matching_, tools=TOOLS, weights={"f": {"arguments": {"a": 1 / 3}}})
+    routed = metric.compute([preds], [golds], return_details=True)
+    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
+    assert routed == metric.compute([preds], [golds], return_details=True)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_greedy_counts_without_details_need_only_the_exact_pairs(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Greedy ranks exact pairs by their agreeing weight: the exact pairs it takes, and so the
+    counts, are those of judging every pair."""
+    rng = random.Random(seed)
+    n, m = rng.randint(9, 25), rng.randint(9, 25)
+    preds = [Call("f", {k: rng.choice([1, 2, 3]) for k in "abc" if rng.random() < 0.6}) for _ in range(n)]
+    golds = [("f", {"a": rng.choice([1, 2, 3]), "b": rng.choice([1, 2])}) for _ in range(m)]
+    tools = [{"name": "f", "parameters": {"properties": {"a": {}, "b": {}, "c": {"default": 1}}}}]
+    metric = ToolCallMetric(tools=tools)
+    fast = metric.compute([preds], [golds], per_tool=True)
+    detailed = metric.compute([preds], [golds], per_tool=True, return_details=True)
+    detailed.pop("details")
+    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
+    assert fast == detailed == metric.compute([preds], [golds], per_tool=True)
+
+
+def _lexi_value(stages: list[list[list[int]]], pairs: list[tuple[int, int]]) -> tuple[int, ...]:
+    return tuple(sum(stage[i][j] for i, j in pairs) for stage in stages)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_the_staged_solver_agrees_with_the_exact_composed_cost(seed: int) -> None:
+    """Ties on purpose (few distinct values): each stage must keep every optimum of the last."""
+    rng = random.Random(seed)
+    n, m = rng.randint(1, 7), rng.randint(1, 7)
+    stages = [[[rng.randint(-2, 2) for _ in range(m)] for _ in range(n)] for _ in range(4)]
+    staged = matching._lexicographic(stages)
+    k = min(n, m)
+    assert len(staged) == k == len({i for i, _ in staged}) == len({j for _, j in staged})
+    spans = [2 * k * max(abs(x) for row in st for x in row) + 1 for st in stages[1:]]
+    composed = [[stages[0][i][j] * spans[0] * spans[1] * spans[2] + stages[1][i][j] * spans[1] * spans[2]
+                 + stages[2][i][j] * spans[2] + stages[3][i][j] for j in range(m)] for i in range(n)]
+    assert _lexi_value(stages, staged) == _lexi_value(stages, matching._hungarian_exact(composed))
+
+
+def test_large_groups_past_float_range_use_scipy_in_stages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 different calls at argument level: the one composed cost passes 2**53, the stages do
+    not, so no pure-Python O(n³) solver runs — and the counts are the exact solver's."""
+    rng = random.Random(3)
+    preds = [Call("f", {"a": i, "b": rng.choice("xyz")}) for i in range(300)]
+    golds = [("f", {"a": i + rng.choice([0, 0, 1]), "b": rng.choice("xy")}) for i in range(280)]
+    metric = ToolCallMetric("arg", matching="optimal",
+                            weights={"f": {"weight": 2.5, "arguments": {"a": 1000.25, "b": 3.5}}})
+    staged = []
+    monkeypatch.setattr(matching, "_lexicographic", lambda st, solve=matching._lexicographic: staged.append(1) or solve(st))
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "_hungarian_exact", lambda cost: pytest.fail("the pure-Python Hungarian ran"))
+        fast = metric.compute([preds], [golds])
+    assert staged
+    monkeypatch.setattr(matching, "_fits", lambda cost, k: False)  # the exact pure-Python solver
+    assert metric.compute([preds], [golds]) == fast

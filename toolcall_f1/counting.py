@@ -1,0 +1,331 @@
+"""Counting apart from dividing (SPEC §7–§8): weighted TP/FP/FN, summed exactly, divided once.
+
+:class:`Counts` holds three exact sums; ``+`` merges them in any grouping with the same
+result (shards, processes, batches), and the floats are rounded only when read out.
+:class:`Tally` folds a corpus in one example at a time. :func:`prf` is the one place a zero
+denominator is decided, and :class:`Tally.result` the one place an empty corpus is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+
+__all__ = ["Counts", "EMPTY_CORPUS_MESSAGE", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "prf"]
+
+#: What computing a score over zero examples raises (SPEC §8).
+EMPTY_CORPUS_MESSAGE = "nothing was added: a corpus of zero examples has no score"
+
+
+class EmptyCorpusError(ValueError):
+    """A corpus of zero examples has no score (SPEC §8); a :class:`ValueError`.
+
+    Examples
+    --------
+    >>> Tally().result("-")
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
+    """
+
+    def __init__(self, message: str = EMPTY_CORPUS_MESSAGE) -> None:
+        super().__init__(message)
+
+
+def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
+    """Precision, recall and F1 from counts; 1.0 when all three are zero, else 0.0 on a zero
+    denominator.
+
+    Examples
+    --------
+    >>> prf(1, 1, 1)
+    (0.5, 0.5, 0.5)
+    >>> prf(0, 0, 0), prf(0, 0, 2)
+    ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
+    """
+    if tp == 0 and fp == 0 and fn == 0:
+        return 1.0, 1.0, 1.0
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0
+    return p, r, f
+
+
+#: What one field adds to (TP, FP, FN), its weight each time, by its verdict (SPEC §7): the
+#: one place a disagreeing field — an argument, or a whole pair that is not exact at call
+#: level — counts as both a false positive and a false negative.
+VERDICT_COUNTS: dict[str, tuple[int, int, int]] = {
+    "agree": (1, 0, 0),
+    "disagree": (0, 1, 1),
+    "extra": (0, 1, 0),
+    "missing": (0, 0, 1),
+    "omitted": (0, 0, 0),
+}
+
+
+#: Every finite float is a whole number of units of 2**-1074 (the smallest subnormal): an
+#: exact sum of floats is a Python int in those units, and ``int / int`` rounds it once,
+#: correctly, back to a float.
+_EXPONENT = 1074
+_UNIT = 1 << _EXPONENT
+
+
+def _units(x: float) -> int:
+    """``x`` as an exact whole number of units of 2**-1074."""
+    try:
+        num, den = (x if type(x) is float else float(x)).as_integer_ratio()
+    except (OverflowError, ValueError, TypeError):
+        raise ValueError(f"Counts: a count must be a finite number, got {x!r}") from None
+    return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
+
+
+def _float(units: int) -> float:
+    return units / _UNIT
+
+
+class Counts:
+    """Weighted TP/FP/FN, the sufficient statistics; ``+`` merges them (micro-averaging).
+
+    The sums are kept exactly: ``Counts.total(parts[:k]) + Counts.total(parts[k:])`` equals
+    ``Counts.total(parts)`` for every split, and ``tp``, ``fp``, ``fn`` read out floats
+    rounded once (the same floats :func:`math.fsum` of the terms gives).
+
+    Examples
+    --------
+    >>> c = Counts(1, 0, 0) + Counts(0, 0, 1)
+    >>> c, round(c.f1, 4)
+    (Counts(tp=1.0, fp=0.0, fn=1.0), 0.6667)
+    >>> parts = [Counts(w) for w in (0.7, 0.1, 0.7, 0.3, 1 / 3, 0.7, 0.1, 0.3)]
+    >>> Counts.total(parts[:6]) + Counts.total(parts[6:]) == Counts.total(parts)
+    True
+    >>> Counts(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: Counts: a count must be a finite number, got nan
+    """
+
+    __slots__ = ("_fn", "_fp", "_tp")
+
+    def __init__(self, tp: float = 0.0, fp: float = 0.0, fn: float = 0.0) -> None:
+        self._tp, self._fp, self._fn = _units(tp), _units(fp), _units(fn)
+
+    @classmethod
+    def _of_units(cls, tp: int, fp: int, fn: int) -> Counts:
+        counts = cls.__new__(cls)
+        counts._tp, counts._fp, counts._fn = tp, fp, fn
+        return counts
+
+    @property
+    def tp(self) -> float:
+        return _float(self._tp)
+
+    @property
+    def fp(self) -> float:
+        return _float(self._fp)
+
+    @property
+    def fn(self) -> float:
+        return _float(self._fn)
+
+    def __add__(self, other: Counts) -> Counts:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return Counts._of_units(self._tp + other._tp, self._fp + other._fp, self._fn + other._fn)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return (self._tp, self._fp, self._fn) == (other._tp, other._fp, other._fn)
+
+    def __hash__(self) -> int:
+        return hash((self._tp, self._fp, self._fn))
+
+    def __repr__(self) -> str:
+        return f"Counts(tp={self.tp!r}, fp={self.fp!r}, fn={self.fn!r})"
+
+    def __getstate__(self) -> tuple[int, int, int]:
+        return self._tp, self._fp, self._fn
+
+    def __setstate__(self, state: tuple[int, int, int]) -> None:
+        self._tp, self._fp, self._fn = state
+
+    def scores(self) -> tuple[float, float, float]:
+        """``(precision, recall, f1)`` of the rounded counts (:func:`prf`)."""
+        return prf(self.tp, self.fp, self.fn)
+
+    @property
+    def precision(self) -> float:
+        return self.scores()[0]
+
+    @property
+    def recall(self) -> float:
+        return self.scores()[1]
+
+    @property
+    def f1(self) -> float:
+        return self.scores()[2]
+
+    def as_dict(self) -> dict[str, float]:
+        """``{"tp", "fp", "fn", "precision", "recall", "f1"}`` (a per-tool row of ``compute``)."""
+        tp, fp, fn = self.tp, self.fp, self.fn
+        p, r, f = prf(tp, fp, fn)
+        return {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f}
+
+    @staticmethod
+    def total(counts: Iterable[Counts]) -> Counts:
+        """The exact sum: neither the order nor the grouping of the terms can matter.
+
+        Examples
+        --------
+        >>> Counts.total([Counts(0.1), Counts(0.2)]).tp == math.fsum([0.1, 0.2])
+        True
+        """
+        tp = fp = fn = 0
+        for c in counts:
+            tp += c._tp
+            fp += c._fp
+            fn += c._fn
+        return Counts._of_units(tp, fp, fn)
+
+
+class ExampleCounts(Protocol):
+    """What :meth:`Tally.add` reads from one example (a :class:`~toolcall_f1.scoring.Score`)."""
+
+    tp: float
+    fp: float
+    fn: float
+    exact: bool
+    parse_error: str | None
+    hallucinated_tools: int
+    hallucinated_args: int
+    per_tool: Mapping[str, Counts]
+    tools_digest: str
+
+
+class Tally:
+    """A corpus folded in one example at a time: what ``compute()`` reports, merged exactly.
+
+    Add each example's score and drop it; ``+`` merges two tallies (shards, processes) with
+    the result of one pass over all their examples; :meth:`result` divides once. Picklable.
+
+    Examples
+    --------
+    >>> from toolcall_f1 import ToolCallMetric
+    >>> m = ToolCallMetric()
+    >>> a, b = Tally(), Tally()
+    >>> a.add(m([("g", {})], [("g", {})]))
+    >>> b.add(m([], [("g", {})]))
+    >>> whole = a + b
+    >>> r = whole.result(m.signature(example_tools_digests=whole.digests))
+    >>> r == m.compute([[("g", {})], []], [[("g", {})], [("g", {})]])
+    True
+    >>> round(r["f1"], 4), r["exact_match"], r["num_examples"]
+    (0.6667, 0.5, 2)
+    """
+
+    __slots__ = ("_fn", "_fp", "_tp", "digests", "hallucinated_args", "hallucinated_tools",
+                 "num_exact", "num_examples", "num_parse_errors", "per_tool")
+
+    def __init__(self) -> None:
+        self._tp = self._fp = self._fn = 0  # exact sums, in units of 2**-1074
+        self.num_examples = self.num_exact = self.num_parse_errors = 0
+        self.hallucinated_tools = self.hallucinated_args = 0
+        self.per_tool: dict[str, Counts] = {}
+        #: Distinct per-example tools digests (they enter the signature).
+        self.digests: set[str] = set()
+
+    def add(self, score: ExampleCounts) -> None:
+        """Fold one example's numbers in (a :class:`~toolcall_f1.scoring.Score`)."""
+        self.add_counts(score.tp, score.fp, score.fn, score.exact, score.parse_error,
+                        score.hallucinated_tools, score.hallucinated_args, score.per_tool,
+                        score.tools_digest)
+
+    def add_counts(
+        self, tp: float, fp: float, fn: float, exact: bool, parse_error: str | None,
+        hallucinated_tools: int, hallucinated_args: int, per_tool: Mapping[str, Counts],
+        tools_digest: str,
+    ) -> None:
+        """One example's numbers, as a :class:`~toolcall_f1.scoring.Score` carries them."""
+        if tp:  # most counts of an example are zero
+            self._tp += _units(tp)
+        if fp:
+            self._fp += _units(fp)
+        if fn:
+            self._fn += _units(fn)
+        self.num_examples += 1
+        self.num_exact += bool(exact)
+        self.num_parse_errors += parse_error is not None
+        self.hallucinated_tools += hallucinated_tools
+        self.hallucinated_args += hallucinated_args
+        for name, counts in per_tool.items():
+            known = self.per_tool.get(name)
+            self.per_tool[name] = counts if known is None else known + counts
+        if tools_digest:
+            self.digests.add(tools_digest)
+
+    def merge(self, other: Tally) -> None:
+        """Fold another tally in, exactly (as if its examples had been added here)."""
+        self._tp += other._tp
+        self._fp += other._fp
+        self._fn += other._fn
+        self.num_examples += other.num_examples
+        self.num_exact += other.num_exact
+        self.num_parse_errors += other.num_parse_errors
+        self.hallucinated_tools += other.hallucinated_tools
+        self.hallucinated_args += other.hallucinated_args
+        for name, counts in other.per_tool.items():
+            known = self.per_tool.get(name)
+            self.per_tool[name] = counts if known is None else known + counts
+        self.digests |= other.digests
+
+    def __add__(self, other: Tally) -> Tally:
+        if not isinstance(other, Tally):
+            return NotImplemented
+        out = Tally()
+        out.merge(self)
+        out.merge(other)
+        return out
+
+    @property
+    def counts(self) -> Counts:
+        """The corpus's summed TP/FP/FN."""
+        return Counts._of_units(self._tp, self._fp, self._fn)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    def result(self, signature: str, per_tool: bool = False) -> dict[str, Any]:
+        """The corpus scores of SPEC §8 (the dict ``compute()`` returns, without details).
+
+        Raises
+        ------
+        EmptyCorpusError
+            When no example was added: a corpus of zero examples has no score.
+        """
+        n = self.num_examples
+        if n == 0:
+            raise EmptyCorpusError()
+        tp, fp, fn = _float(self._tp), _float(self._fp), _float(self._fn)
+        p, r, f = prf(tp, fp, fn)
+        out: dict[str, Any] = {
+            "f1": f,
+            "precision": p,
+            "recall": r,
+            "exact_match": self.num_exact / n,
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "num_examples": n,
+            "num_parse_errors": self.num_parse_errors,
+            "hallucinated_tools": self.hallucinated_tools,
+            "hallucinated_args": self.hallucinated_args,
+            "signature": signature,
+        }
+        if per_tool:
+            out["per_tool"] = {name: self.per_tool[name].as_dict() for name in sorted(self.per_tool)}
+        return out
