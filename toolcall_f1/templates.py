@@ -164,6 +164,11 @@ class TemplateReader:
         opens = "open" in tool or "open_pattern" in tool
         self._check_open = opens and closes and tool.get("content", "text") not in _SELF_DELIMITING
 
+    @property
+    def response_template(self) -> Mapping[str, Any]:
+        """The template (so a reader is itself an object carrying one)."""
+        return self.template
+
     def __str__(self) -> str:
         return self.name
 
