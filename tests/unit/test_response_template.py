@@ -300,3 +300,28 @@ def test_old_transformers_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.import_module("transformers"), "__version__", "5.12.1")
     with pytest.raises(ImportError, match=r"needs transformers>=5\.13 .*transformers 5\.12\.1 has no"):
         ToolCallMetric(prediction_format=TEMPLATES["qwen3"])
+
+
+# -- the command line -----------------------------------------------------------------
+
+
+def test_cli_reads_predictions_with_a_template_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from toolcall_f1.cli import main
+
+    preds = tmp_path / "p.jsonl"
+    refs = tmp_path / "r.jsonl"
+    preds.write_text("\n".join(json.dumps(t) for t in [QWEN_CALL, QWEN_CALL[:40]]) + "\n", "utf-8")
+    refs.write_text("\n".join(json.dumps(GOLD) for _ in range(2)) + "\n", "utf-8")
+    config = tmp_path / "tokenizer_config.json"  # the template inside a tokenizer config
+    config.write_text(json.dumps({"eos_token": "<|im_end|>", "response_template": TEMPLATES["qwen3"]}), "utf-8")
+    base = ["score", "--predictions", str(preds), "--references", str(refs), "--format", "json", "--no-progress"]
+    assert main([*base, "--response-template", str(config)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["tp"], result["fn"], result["num_parse_errors"]) == (1.0, 1.0, 1)
+    assert f"|pred:{TemplateReader(TEMPLATES['qwen3'])}|" in result["signature"]
+    assert main([*base, "--response-template", str(config), "--prediction-format", "hermes"]) == 2
+    assert "not both" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"start_anchor": "<a>", "fields": {"content": {}}}), "utf-8")
+    assert main([*base, "--response-template", str(bad)]) == 2
+    assert f"{bad}: prediction_format: the response template has no 'tool_calls' field" in capsys.readouterr().err
