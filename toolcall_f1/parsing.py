@@ -884,7 +884,7 @@ def parse_text(text: str, fmt: Any, ctx: Context) -> list[Call]:
     return reader_for(fmt)(text, ctx)
 
 
-def read_any(output: Any, fmt: str, ctx: Context, *, gold: bool = False) -> list[Call]:
+def read_any(output: Any, fmt: Any, ctx: Context, *, gold: bool = False) -> list[Call]:
     """Text through the ``fmt`` reader; structured input the same way in every mode.
 
     ``gold=True`` (references) allows :class:`~toolcall_f1.calls.AnyOf` argument values.
