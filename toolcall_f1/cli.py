@@ -39,6 +39,7 @@ from .calls import ToolCallParseError
 from .matching import LEVELS, MATCHINGS
 from .parsing import FORMATS
 from .scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS, VERSION, Counts, Score, ToolCallMetric, prf
+from .templates import TemplateReader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS
 
 __all__ = [
@@ -608,6 +609,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="how prediction text is read: " + ", ".join(pred_formats) + " (default auto)",
     )
     st.add_argument(
+        "--response-template",
+        metavar="FILE",
+        help="read prediction text with the model's own transformers response template: a JSON "
+        "file holding it (or a tokenizer_config.json with a response_template); needs transformers>=5.13",
+    )
+    st.add_argument(
         "--reference-format",
         choices=ref_formats,
         default="auto",
@@ -703,7 +710,7 @@ def _metric(args: argparse.Namespace) -> ToolCallMetric:
             weights=weights,
             matching=args.matching,
             name_canonicalizer=args.name_canonicalizer,
-            prediction_format=args.prediction_format,
+            prediction_format=_response_template(args) or args.prediction_format,
             reference_format=args.reference_format,
             on_parse_error=args.on_parse_error,
         )
@@ -718,6 +725,22 @@ def _strip_where(message: str) -> str:
     """``predictions[3]: python: reason`` → ``python: reason``."""
     head, sep, rest = message.partition(": ")
     return rest if sep and (head.startswith("predictions") or head.startswith("references")) else message
+
+
+def _response_template(args: argparse.Namespace) -> TemplateReader | None:
+    """The reader of ``--response-template FILE``, if given; errors name the file."""
+    path = args.response_template
+    if path is None:
+        return None
+    if args.prediction_format != "auto":
+        raise InputError("give --prediction-format or --response-template, not both")
+    spec = _load_json_file(path, "response template", dict, "a JSON object (a response template)")
+    if "fields" not in spec and isinstance(spec.get("response_template"), dict):
+        spec = spec["response_template"]  # a tokenizer_config.json
+    try:
+        return TemplateReader(spec)
+    except (ValueError, ImportError) as err:
+        raise InputError(f"{path}: {err}") from None
 
 
 def _score(metric: ToolCallMetric, ex: _Example) -> Score:

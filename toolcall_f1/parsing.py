@@ -27,6 +27,7 @@ from .calls import (
     normalize_value,
 )
 from .schema import compile_tools, merge_tools
+from .templates import template_reader
 from .values import resolve_name_canonicalizer, strictly_identical
 
 __all__ = ["parse_calls", "FORMATS", "Context", "parse_text"]
@@ -865,32 +866,38 @@ def _auto_unfenced(text: str, ctx: Context) -> list[Call]:
 # --------------------------------------------------------------------------- public
 
 
-def parse_text(text: str, fmt: str, ctx: Context) -> list[Call]:
-    """Read model-output text with the reader registered as ``fmt``."""
+def reader_for(fmt: Any) -> Reader:
+    """The reader registered as ``fmt``, or, for a response template (a dict, or an object
+    carrying one as ``.response_template``), a :class:`~toolcall_f1.templates.TemplateReader`."""
+    if not isinstance(fmt, str):
+        return template_reader(fmt)
     try:
-        reader = FORMATS[fmt]
+        return FORMATS[fmt]
     except KeyError:
         raise ValueError(
             f"format: unknown value {fmt!r}; expected one of " + ", ".join(repr(f) for f in FORMATS)
         ) from None
-    return reader(text, ctx)
 
 
-def read_any(output: Any, fmt: str, ctx: Context, *, gold: bool = False) -> list[Call]:
+def parse_text(text: str, fmt: Any, ctx: Context) -> list[Call]:
+    """Read model-output text with the reader registered as ``fmt`` (or a response template)."""
+    return reader_for(fmt)(text, ctx)
+
+
+def read_any(output: Any, fmt: Any, ctx: Context, *, gold: bool = False) -> list[Call]:
     """Text through the ``fmt`` reader; structured input the same way in every mode.
 
     ``gold=True`` (references) allows :class:`~toolcall_f1.calls.AnyOf` argument values.
     """
+    reader = reader_for(fmt)
     if isinstance(output, str):
-        return parse_text(output, fmt, ctx)
-    if fmt not in FORMATS:
-        parse_text("", fmt, ctx)  # raises the unknown-format error
-    return coerce_structured(output, parse_text=lambda t: parse_text(t, fmt, ctx), gold=gold)
+        return reader(output, ctx)
+    return coerce_structured(output, parse_text=lambda t: reader(t, ctx), gold=gold)
 
 
 def parse_calls(
     output: Any,
-    format: str = "auto",
+    format: Any = "auto",
     tools: Sequence[Mapping[str, Any]] | None = None,
     *,
     name_canonicalizer: str | Callable[[str], str] | None = None,
@@ -903,8 +910,10 @@ def parse_calls(
         Model-output text, or any structured call shape (a message dict, a list of calls).
     format
         ``"auto"`` (detect), or one of ``"python"``, ``"json"``, ``"openai"``, ``"anthropic"``,
-        ``"hermes"`` (``"qwen"``), ``"mistral"``, ``"llama"``, ``"bfcl"``. Applies to text;
-        structured input is read the same way in every mode.
+        ``"hermes"`` (``"qwen"``), ``"mistral"``, ``"llama"``, ``"bfcl"``; or the model's own
+        response template (a dict, or a tokenizer carrying ``.response_template``), read with
+        transformers' parser (needs transformers >= 5.13). Applies to text; structured input
+        is read the same way in every mode.
     tools
         Tool schemas; needed to name positional arguments.
     name_canonicalizer

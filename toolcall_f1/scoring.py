@@ -24,6 +24,7 @@ from .matching import LEVELS, MATCHINGS, check_choice, match_indices
 from .memo import Memo
 from .parsing import FORMATS, Context, read_any
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
+from .templates import resolve_format
 from .values import (
     Canonicalizer,
     canonicalizer_name,
@@ -397,6 +398,9 @@ class ToolCallMetric:
         ``"exact"`` (None), ``"underscore"`` (``a.b`` reads as ``a_b``) or a callable.
     prediction_format, reference_format
         How text is read (``"auto"``; ``"bfcl"`` for BFCL's strict decoder / possible answers).
+        ``prediction_format`` may also be the model's response template (a dict, or a tokenizer
+        with ``.response_template``): transformers' parser reads the text, and the message's
+        ``tool_calls`` are the calls (see :mod:`toolcall_f1.templates`).
     on_parse_error
         ``"count"`` (score as zero calls, count in ``num_parse_errors``) or ``"raise"``.
     grammar
@@ -448,7 +452,7 @@ class ToolCallMetric:
         self._canon = resolve_canonicalizer(canonicalizer)
         self.name_canonicalizer = name_canonicalizer
         self._name_fn = resolve_name_canonicalizer(name_canonicalizer)
-        self.prediction_format = check_choice(prediction_format, tuple(FORMATS), "prediction_format")
+        self.prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
         self.reference_format = check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
         self.on_parse_error = check_choice(on_parse_error, PARSE_ERROR_MODES, "on_parse_error")
         if grammar is not None and tools is None:
@@ -514,6 +518,7 @@ class ToolCallMetric:
         >>> ToolCallMetric().signature()
         'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
+        prediction_format = self._prediction_format(prediction_format)
         digests = sorted({d for d in example_tools_digests if d})
         effective_tools = merge_tools(self.tools, tools)
         effective_weights = self.weights
@@ -707,6 +712,7 @@ class ToolCallMetric:
         ...
         toolcall_f1.calls.ToolCallParseError: references: python: unbalanced brackets (in "[get_weather(city='Paris'")
         """
+        prediction_format = self._prediction_format(prediction_format)
         fmt = self._check_formats(reference_format, prediction_format)
         base = self._toolset_for(tools, weights)
         return self._score(pred, gold, base, tools, weights, fmt, prediction_format, index, True, True)
@@ -729,8 +735,14 @@ class ToolCallMetric:
         if reference_format is not None:
             check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
         if prediction_format is not None:
-            check_choice(prediction_format, tuple(FORMATS), "prediction_format")
+            resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
         return reference_format or self.reference_format
+
+    @staticmethod
+    def _prediction_format(fmt: Any) -> Any:
+        """A per-call ``prediction_format`` checked once: a name, a response template's reader
+        (compiled once, not per example; named ``tmpl:<8 hex>`` in the signature), or None."""
+        return None if fmt is None else resolve_format(fmt, tuple(FORMATS), "prediction_format")
 
     def score_all(
         self,
@@ -744,6 +756,7 @@ class ToolCallMetric:
         progress: bool = False,
     ) -> list[Score]:
         """Score every example; ``predictions`` and ``references`` must be the same length."""
+        prediction_format = self._prediction_format(prediction_format)
         return list(self._scores(predictions, references, tools, weights, reference_format,
                                  prediction_format, progress, True, True))
 
@@ -841,6 +854,7 @@ class ToolCallMetric:
         ...
         toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
         """
+        prediction_format = self._prediction_format(prediction_format)
         tally = Tally()
         kept: list[Score] = []
         for score in self._scores(predictions, references, tools, weights, reference_format,

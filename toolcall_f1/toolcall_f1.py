@@ -57,7 +57,8 @@ Args:
     tools: tool schemas (OpenAI or BFCL form): types, required, defaults, "importance".
     weights: {tool: w} or {tool: {"weight": w, "arguments": {arg: w}}}.
     prediction_format: "auto" (default) or a format name; "bfcl" reads text as strictly as
-        BFCL's prompt decoder.
+        BFCL's prompt decoder; or the model's response template (a dict, or a tokenizer with
+        ``.response_template``), read by transformers' own parser (transformers >= 5.13).
     reference_format: "auto" (default) or "bfcl" for BFCL possible answers.
     on_parse_error: "count" (default: zero calls, counted) or "raise".
     per_tool: also return per-tool tp/fp/fn/precision/recall/f1.
@@ -129,7 +130,7 @@ class ToolcallF1(evaluate.Metric):
         name_canonicalizer: Any = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
-        prediction_format: str = "auto",
+        prediction_format: Any = "auto",
         reference_format: str = "auto",
         on_parse_error: str = "count",
         per_tool: bool = False,

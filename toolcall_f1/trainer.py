@@ -97,6 +97,12 @@ class ToolCallComputeMetrics:
         self.label_shift = label_shift
         self.decode_kwargs = {"skip_special_tokens": True, **dict(decode_kwargs or {})}
         self.compute_kwargs = dict(compute_kwargs or {})
+        # The model's own response template reads its markers, so predictions keep special tokens.
+        self._pred_decode_kwargs = self.decode_kwargs
+        if _use_response_template(tokenizer, metric, self.compute_kwargs) and "skip_special_tokens" not in (
+            decode_kwargs or {}
+        ):
+            self._pred_decode_kwargs = {**self.decode_kwargs, "skip_special_tokens": False}
         self.metric, self._core = _resolve_metric(metric, self.compute_kwargs)
         self.last_result: dict[str, Any] | None = None
         self.signature: str | None = None
@@ -225,7 +231,7 @@ class ToolCallComputeMetrics:
                 for row, labels in zip(pred_rows, label_rows)
             ]
 
-        texts = self._decode_rows(pred_rows)
+        texts = self._decode_rows(pred_rows, self._pred_decode_kwargs)
         if mode == "marker":
             texts = [self._after_marker(t) for t in texts]
 
@@ -238,14 +244,14 @@ class ToolCallComputeMetrics:
                 "or give the eval dataset labels"
             )
         else:
-            refs = self._decode_rows(label_rows)
+            refs = self._decode_rows(label_rows, self.decode_kwargs)
             if mode == "marker":
                 refs = [self._after_marker(t) for t in refs]
         return texts, refs
 
-    def _decode_rows(self, rows: Sequence[np.ndarray]) -> list[str]:
+    def _decode_rows(self, rows: Sequence[np.ndarray], kwargs: Mapping[str, Any]) -> list[str]:
         ids = [row[row != IGNORE_INDEX].tolist() for row in rows]
-        return list(self.tokenizer.batch_decode(ids, **self.decode_kwargs))
+        return list(self.tokenizer.batch_decode(ids, **kwargs))
 
     def _after_marker(self, text: str) -> str:
         _, sep, tail = text.rpartition(self.response_marker or "")
@@ -320,7 +326,11 @@ def make_compute_metrics(
     ----------
     tokenizer
         Anything with ``batch_decode`` (a tokenizer or processor); ``pad_token_id`` is used
-        by ``"lengths"``.
+        by ``"lengths"``. When it carries a ``response_template`` (transformers >= 5.13) and
+        no ``prediction_format`` is chosen (here, or on a ``ToolCallMetric`` passed as
+        ``metric``), predictions are read with that template — the model's own parser — and
+        decoded keeping special tokens (its markers); pass ``prediction_format="auto"`` to
+        read them as before.
     references
         The gold calls of each eval example, in eval-dataset order, in any shape the metric
         reads (text, call dicts, ``{"calls", "tools"}``...). Default: decode ``label_ids``.
@@ -340,7 +350,8 @@ def make_compute_metrics(
         on_parse_error, and only ``tools``, ``weights``, ``prediction_format``,
         ``reference_format``, ``per_tool``, ``return_details`` may be passed here).
     decode_kwargs
-        Passed to ``batch_decode``; ``skip_special_tokens=True`` unless overridden.
+        Passed to ``batch_decode``; ``skip_special_tokens=True`` unless overridden (for
+        predictions read with a response template: ``False`` unless overridden).
     **compute_kwargs
         The metric's compute options: ``level``, ``matching``, ``canonicalizer``,
         ``name_canonicalizer``, ``tools``, ``weights``, ``prediction_format``,
@@ -628,6 +639,22 @@ def _check_range(items: Sequence[Any], offset: int, n: int, what: str) -> None:
             f"{what}: {len(items)} given, but the evaluation reached example {offset + n - 1} "
             "(one entry per eval example, in eval-dataset order)"
         )
+
+
+def _use_response_template(tokenizer: Any, metric: Any, kwargs: dict[str, Any]) -> bool:
+    """Whether predictions are read with a response template; makes the tokenizer's own
+    ``response_template`` the ``prediction_format`` (in ``kwargs``) when none is chosen."""
+    from .scoring import ToolCallMetric
+    from .templates import TemplateReader
+
+    if kwargs.get("prediction_format") is not None:
+        return not isinstance(kwargs["prediction_format"], str)
+    if isinstance(metric, ToolCallMetric) and metric.prediction_format != "auto":
+        return isinstance(metric.prediction_format, TemplateReader)  # chosen on the metric
+    if getattr(tokenizer, "response_template", None) is None:
+        return False
+    kwargs["prediction_format"] = TemplateReader(tokenizer)  # checked (and compiled) once, now
+    return True
 
 
 def _resolve_metric(metric: Any, kwargs: dict[str, Any]) -> tuple[Any, bool]:
