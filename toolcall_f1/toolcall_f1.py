@@ -22,6 +22,7 @@ from .calls import coerce_structured
 from .values import canonicalizer_name
 from .schema import merge_tools
 from .parsing import FORMATS
+from .families import FAMILIES
 from .matching import LEVELS
 from .scoring import ToolCallMetric
 
