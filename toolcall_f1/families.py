@@ -92,7 +92,7 @@ def _python_body(body: str, ctx: Context, fmt: str, text: str, pos: int) -> list
     if not body:
         raise err_at(fmt, "an empty tool-call block", text, pos)
     try:
-        return _python_whole(body, ctx, fmt)
+        return _python_whole(body, ctx, fmt, lenient=True)
     except ToolCallParseError as whole:
         try:
             calls, tried = _scan_prose(body, ctx, fmt, json_calls=False)
@@ -203,10 +203,10 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
     >>> xml_value('\\n{"a": [1, true]}\\n', {"type": "object"})
     {'a': [1, True]}
     """
-    if raw.startswith("\n"):
+    if raw.startswith("\n"):  # Qwen3-Coder writes <parameter=k>\nvalue\n</parameter>
         raw = raw[1:]
-    if raw.endswith("\n"):
-        raw = raw[:-1]
+        if raw.endswith("\n"):
+            raw = raw[:-1]
     types = None if schema is None else schema.get("type")
     if isinstance(types, str):
         types = [types]
@@ -216,9 +216,15 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
     try:
         return _json_exact(s)
     except (ValueError, RecursionError, ToolCallParseError):
-        if types and "boolean" in types and s in ("True", "False"):
-            return s == "True"
-        return raw
+        pass
+    if types and "boolean" in types and s in ("True", "False"):
+        return s == "True"
+    if s[:1] in "[{" and '\\"' in s:  # JSON written with escaped quotes (as inside a JSON string)
+        try:
+            return _json_exact(_json_exact('"' + s + '"'))
+        except (ValueError, RecursionError, ToolCallParseError, TypeError):
+            pass
+    return raw
 
 
 def _typed(ctx: Context, tool: str, key: str, raw: str) -> Any:
@@ -246,6 +252,8 @@ def _qwen3_function(text: str, pos: int, ctx: Context, fmt: str, nxt: NextFinder
     if head_end < 0 or (0 <= nl < head_end):
         raise err_at(fmt, "a <function= tag that is never closed", text, pos)
     name = text[pos + len("<function=") : head_end]
+    if text.startswith("<function name=", pos):
+        name = name[len(" name=") - 1 :].strip().strip('"')
     args: dict[str, Any] = {}
     i = _skip(text, head_end + 1)
     if text.startswith("{", i):
@@ -278,6 +286,8 @@ def _glm_call(body: str, text: str, pos: int, ctx: Context) -> Call:
     """GLM-4.5/4.6: ``NAME<arg_key>k</arg_key><arg_value>v</arg_value>…`` (the block's body)."""
     k = body.find("<arg_key>")
     name = (body if k < 0 else body[:k]).strip()
+    if name.endswith("\\n"):  # the newline after the name written escaped
+        name = name[:-2].strip()
     args: dict[str, Any] = {}
     while k >= 0:
         kend = body.find("</arg_key>", k)
@@ -334,7 +344,9 @@ def read_hermes(text: str, ctx: Context) -> list[Call]:
     """
     check_text_limits(text, "hermes")
     calls = _blocks(text, ctx, "hermes", "<tool_call>", "</tool_call>", body=_tool_call_body)
-    return read_plain(text, ctx) if calls is None else calls
+    if calls is None:
+        return read_qwen3_coder(text, ctx) if _FUNCTION_TAG.search(text) else read_plain(text, ctx)
+    return calls
 
 
 def read_glm45(text: str, ctx: Context) -> list[Call]:
@@ -361,15 +373,18 @@ def read_qwen3_coder(text: str, ctx: Context) -> list[Call]:
     """
     check_text_limits(text, "qwen3_coder")
     nxt = NextFinder(text)
-    pos = nxt.find("<function=", 0)
+    pos, _ = nxt.search(_FUNCTION_TAG, 0)
     if pos < 0:
         return read_hermes(text, ctx)
     calls: list[Call] = []
     while pos >= 0:
         call, end = _qwen3_function(text, pos, ctx, "qwen3_coder", nxt)
         calls.append(call)
-        pos = nxt.find("<function=", end)
+        pos, _ = nxt.search(_FUNCTION_TAG, end)
     return calls
+
+
+_FUNCTION_TAG = re.compile(r'<function(?:=| name=")')
 
 
 # --------------------------------------------------------------------------- invoke XML (DSML, MiniMax)
@@ -413,7 +428,10 @@ def _invoke_calls(text: str, ctx: Context, fmt: str) -> list[Call] | None:
             if vs < 0 or vs > end_start:
                 raise err_at(fmt, f"parameter {pm.group(1)!r} is cut off (no </parameter>)", text, ps)
             raw = text[pe:vs]
-            if pm.group(2) == "true":
+            schema = ctx.param_schema(name, pm.group(1))  # type: ignore[misc]
+            if schema is not None:
+                args[pm.group(1)] = xml_value(raw, schema)
+            elif pm.group(2) == "true":
                 args[pm.group(1)] = raw
             elif pm.group(2) == "false":
                 try:
@@ -423,9 +441,25 @@ def _invoke_calls(text: str, ctx: Context, fmt: str) -> list[Call] | None:
             else:
                 args[pm.group(1)] = _typed(ctx, name, pm.group(1), raw.strip("\n") if fmt == "minimax_m2" else raw)
             i = ve
-        calls.append(_make(name, args, fmt, text, start))
+        calls.append(_make(name, _unwrapped(args, name, ctx), fmt, text, start))
         start, head_end = nxt.search(_INVOKE, end_end)
     return calls
+
+
+def _unwrapped(args: dict[str, Any], name: str, ctx: Context) -> dict[str, Any]:
+    """A sole ``arguments`` / ``input`` parameter holding the whole argument object, when the
+    tool's schema has no such parameter."""
+    if len(args) != 1:
+        return args
+    ((key, value),) = args.items()
+    if key not in ("arguments", "input", "parameters") or ctx.param_order(name) is None or key in (ctx.param_order(name) or ()):
+        return args
+    if isinstance(value, str):
+        try:
+            value = _json_exact(value.strip())
+        except (ValueError, RecursionError, ToolCallParseError):
+            return args
+    return value if isinstance(value, dict) else args
 
 
 def _invoke_reader(fmt: str, section: str) -> Any:
@@ -506,7 +540,7 @@ def read_harmony(text: str, ctx: Context) -> list[Call]:
     while head < n:
         msg = nxt.find("<|message|>", head)
         if msg < 0:
-            if _RECIPIENT.search(text, head):
+            if "to=functions." in text[head:]:
                 raise err_at("harmony", "a message to a tool is cut off (no <|message|>)", text, head)
             break
         header = text[head:msg]
@@ -514,9 +548,8 @@ def read_harmony(text: str, ctx: Context) -> list[Call]:
         stops = [s for s in (nxt.find(t, start) for t in _HARMONY_STOPS) if s >= 0]
         end = min(stops) if stops else n
         r = _RECIPIENT.search(header)
-        if r is not None:
-            name = r.group(1)
-            name = name[len("functions."):] if name.startswith("functions.") else name
+        if r is not None and r.group(1).startswith("functions."):  # built-in tools are not function calls
+            name = r.group(1)[len("functions."):]
             body = text[start:end].strip()
             if not body:
                 raise err_at("harmony", f"call {name!r} has no arguments message", text, start)
@@ -536,6 +569,7 @@ _DS_CALL = "<\uff5ctool\u2581call\u2581begin\uff5c>"
 _DS_SEP = "<\uff5ctool\u2581sep\uff5c>"
 _DS_CALL_END = "<\uff5ctool\u2581call\u2581end\uff5c>"
 _DS_CALLS = "<\uff5ctool\u2581calls\u2581begin\uff5c>"
+_DS_OPEN = re.compile("<\uff5ctool\u2581call\u2581begin\uff5c>|<\uff5ctool\u2581calls\uff5c>")
 
 
 def read_deepseek(text: str, ctx: Context) -> list[Call]:
@@ -551,7 +585,7 @@ def read_deepseek(text: str, ctx: Context) -> list[Call]:
     """
     check_text_limits(text, "deepseek")
     nxt = NextFinder(text)
-    pos = nxt.find(_DS_CALL, 0)
+    pos, start = nxt.search(_DS_OPEN, 0)
     if pos < 0:
         k = text.find(_DS_CALLS)
         if k >= 0:
@@ -559,9 +593,8 @@ def read_deepseek(text: str, ctx: Context) -> list[Call]:
         return read_plain(text, ctx)
     calls: list[Call] = []
     while pos >= 0:
-        start = pos + len(_DS_CALL)
         sep = nxt.find(_DS_SEP, start)
-        nxt_call = nxt.find(_DS_CALL, start)
+        nxt_call, _ = nxt.search(_DS_OPEN, start)
         if sep < 0 or 0 <= nxt_call < sep:
             raise err_at("deepseek", "a call without <｜tool▁sep｜> (cut off?)", text, pos)
         kind = text[start:sep].strip()
@@ -580,7 +613,7 @@ def read_deepseek(text: str, ctx: Context) -> list[Call]:
         if not isinstance(args, dict):
             raise err_at("deepseek", "expected a JSON object of arguments", text, i)
         calls.append(_make(name, args, "deepseek", text, pos))
-        pos = nxt.find(_DS_CALL, j)
+        pos, start = nxt.search(_DS_OPEN, j)
     return calls
 
 
@@ -603,6 +636,9 @@ def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
     check_text_limits(text, "kimi_k2")
     nxt = NextFinder(text)
     pos = nxt.find(_KIMI_CALL, 0)
+    stray = nxt.find(_KIMI_ARGS, 0)
+    if 0 <= stray and (pos < 0 or stray < pos):
+        raise err_at("kimi_k2", "<|tool_call_argument_begin|> without <|tool_call_begin|> before it", text, stray)
     if pos < 0:
         k = text.find("<|tool_calls_section_begin|>")
         if k >= 0:
@@ -627,7 +663,7 @@ def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
 
 # --------------------------------------------------------------------------- Mistral
 
-_MISTRAL_NAME_END = re.compile(r"\[ARGS\]|\[CALL_ID\]|\{")
+_MISTRAL_NAME = re.compile(r"([A-Za-z_][\w.\-]*)[ \t]*(\[ARGS\]|\[CALL_ID\]|\{|$|\n|</s>)")
 
 
 def read_mistral(text: str, ctx: Context) -> list[Call]:
@@ -660,23 +696,30 @@ def read_mistral(text: str, ctx: Context) -> list[Call]:
             values, i = _json_run(text, i, "mistral")
             calls.extend(_calls_of(values, "mistral", text, i))
         else:
-            m = _MISTRAL_NAME_END.search(text, i)
-            nl = nxt.find("\n", i)
-            if m is None or (0 <= nl < m.start()):
+            m = _MISTRAL_NAME.match(text, i)
+            if m is None:
                 if calls:
                     break  # prose after the calls
-                raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, i)
-            name, j = text[i : m.start()], m.start()
+                j = text.find("[{", i, nxt.find("\n", i) if nxt.find("\n", i) >= 0 else len(text))
+                if j < 0:
+                    raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, i)
+                i = j  # words before the JSON list
+                continue
+            name, j = m.group(1), m.start(2)
+            if m.group(2) in ("", "\n", "</s>"):
+                calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
+                i = m.end(1)
+                continue
             if text.startswith("[CALL_ID]", j):
                 j = text.find("[ARGS]", j)
                 if j < 0:
-                    raise err_at("mistral", "[CALL_ID] without [ARGS] (cut off?)", text, m.start())
+                    raise err_at("mistral", "[CALL_ID] without [ARGS] (cut off?)", text, m.start(2))
             if text.startswith("[ARGS]", j):
                 j += len("[ARGS]")
             args, i = _decode_at(text, _skip(text, j), "mistral")
             if not isinstance(args, dict):
                 raise err_at("mistral", "expected a JSON object of arguments", text, j)
-            calls.append(_make(name, args, "mistral", text, m.start()))
+            calls.append(_make(name, args, "mistral", text, m.start(1)))
     if not calls and not text.startswith("[]", _skip(text, pos + len("[TOOL_CALLS]"))):
         raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, pos)
     return calls
@@ -793,13 +836,13 @@ def read_gemma4(text: str, ctx: Context) -> list[Call]:
     calls: list[Call] = []
     while pos >= 0:
         i = _skip(text, pos + len("<|tool_call>"))
-        if not text.startswith("call:", i):
+        if not text.startswith(("call:", ":"), i):
             raise err_at("gemma4", "expected call:NAME{…} after <|tool_call>", text, i)
         brace = text.find("{", i)
         stop = nxt.find("<tool_call|>", i)
         if brace < 0 or (0 <= stop < brace):
             raise err_at("gemma4", "a call without its {arguments} (cut off?)", text, i)
-        name = text[i + len("call:") : brace]
+        name = text[i + (len("call:") if text.startswith("call:", i) else 1) : brace]
         args, j = _gemma_object(text, brace, "gemma4", 1)
         calls.append(_make(name, args, "gemma4", text, pos))
         j = _skip(text, j)
@@ -821,6 +864,9 @@ def _renamed(values: Any, key: str) -> Any:
     return values
 
 
+_ACTION = re.compile(r"Action:[ \t]*\n?[ \t]*```(?:json)?[ \t]*\n")
+
+
 def read_command_r(text: str, ctx: Context) -> list[Call]:
     """Command R / R7B / A ``<|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>``.
 
@@ -832,7 +878,11 @@ def read_command_r(text: str, ctx: Context) -> list[Call]:
     check_text_limits(text, "command_r")
     k = text.find("<|START_ACTION|>")
     if k < 0:
-        return read_plain(text, ctx)
+        m = _ACTION.search(text)
+        if m is None:
+            return read_plain(text, ctx)
+        values, _ = _json_run(text, m.end(), "command_r")
+        return _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
     calls: list[Call] = []
     nxt = NextFinder(text)
     while k >= 0:
@@ -901,7 +951,7 @@ def read_functionary(text: str, ctx: Context) -> list[Call]:
     [f(a=1)]
     """
     check_text_limits(text, "functionary")
-    if "<function=" in text:
+    if _FUNCTION_TAG.search(text):
         return read_qwen3_coder(text, ctx)
     nxt = NextFinder(text)
     pos = nxt.find(">>>", 0)
@@ -914,7 +964,11 @@ def read_functionary(text: str, ctx: Context) -> list[Call]:
             raise err_at("functionary", "a >>> header without its body (cut off?)", text, pos)
         name = text[pos + 3 : nl].strip()
         j = nl + 1
-        if name != "all":
+        if name == "python" and not text.startswith("{", _skip(text, j)):
+            end = nxt.find(">>>", j)
+            code = text[j : end if end >= 0 else len(text)]
+            calls.append(_make("python", {"code": code}, "functionary", text, pos))
+        elif name != "all":
             i = _skip(text, j)
             if not text.startswith("{", i):
                 raise err_at("functionary", f"call {name!r} has no JSON arguments", text, j)
@@ -948,6 +1002,9 @@ def _gigachat_body(
     i = _skip(text, i)
     if not text.startswith("{", i):
         raise err_at(fmt, "expected a JSON call after 'function call'", text, pos)
+    value, _ = _decode_at(text, i, fmt)
+    if not (isinstance(value, dict) and isinstance(value.get("name"), str)):
+        raise err_at(fmt, "expected {\"name\": …, \"arguments\": …} after 'function call'", text, i)
     return _read_body(text, i, ctx, fmt, close, nxt, opener)
 
 
@@ -976,12 +1033,12 @@ read_apertus = _tag_reader("apertus", "<|tools_prefix|>", "<|tools_suffix|>")
 
 FAMILIES: tuple[tuple[str, Any, tuple[str, ...], tuple[Any, ...]], ...] = (
     ("hermes", read_hermes, ("qwen", "qwen2.5"), ("<tool_call>",)),
-    ("qwen3_coder", read_qwen3_coder, ("qwen3.5", "seed_oss"), ("<function=", "<seed:tool_call>")),
+    ("qwen3_coder", read_qwen3_coder, ("qwen3.5", "seed_oss"), ("<function=", '<function name="', "<seed:tool_call>")),
     ("glm45", read_glm45, ("glm", "glm4.5", "glm4.6"), ()),
     ("harmony", read_harmony, ("gpt-oss",), ("<|channel|>", "<|start|>", "<|message|>")),
-    ("deepseek", read_deepseek, ("deepseek_v3", "deepseek_v31", "deepseek_r1"), (_DS_CALLS, _DS_CALL)),
+    ("deepseek", read_deepseek, ("deepseek_v3", "deepseek_v31", "deepseek_r1"), (_DS_CALLS, _DS_CALL, "<\uff5ctool\u2581calls\uff5c>")),
     ("deepseek_v32", read_deepseek_v32, ("DSML",), ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5cinvoke")),
-    ("kimi_k2", read_kimi_k2, (), ("<|tool_calls_section_begin|>", _KIMI_CALL)),
+    ("kimi_k2", read_kimi_k2, (), ("<|tool_calls_section_begin|>", _KIMI_CALL, _KIMI_ARGS)),
     ("llama", read_llama, ("llama3",), ("<|python_tag|>",)),
     ("llama4", read_llama4, (), ("<|python_start|>",)),
     ("mistral", read_mistral, (), ("[TOOL_CALLS]",)),
@@ -993,7 +1050,7 @@ FAMILIES: tuple[tuple[str, Any, tuple[str, ...], tuple[Any, ...]], ...] = (
     ("nemotron", read_nemotron, (), ("<TOOLCALL>",)),
     ("gemma4", read_gemma4, (), ("<|tool_call>",)),
     ("minimax_m2", read_minimax_m2, (), ("<minimax:tool_call>",)),
-    ("command_r", read_command_r, (), ("<|START_ACTION|>",)),
+    ("command_r", read_command_r, (), ("<|START_ACTION|>", re.compile(r"Action:[ \t]*\n?[ \t]*```"))),
     ("olmo3", read_olmo3, (), ("<function_calls>",)),
     ("functionary", read_functionary, (), (re.compile(r">>>(?=[A-Za-z_])"),)),
     ("gigachat3", read_gigachat3, (), (re.compile(r"function call(?=<\|role_sep\|>|[ \t\r\n]*\{)"),)),

@@ -78,6 +78,7 @@ Reader = Callable[[str, Context], list[Call]]
 FORMATS: dict[str, Reader] = {}
 #: The family each call marker announces, in registration order (see :func:`register_format`).
 _MARKERS: list[tuple[str, str]] = []
+_ALIASES: dict[str, tuple[str, ...]] = {}
 _MARKER_SCAN: list[Any] = [None]  # compiled on first use, reset on register
 
 
@@ -125,6 +126,7 @@ def register_format(
         raise ValueError("register_format: a format needs a non-empty name")
     for n in (name, *aliases):
         FORMATS[n] = reader
+    _ALIASES[name] = (name, *aliases)
     for m in markers:
         _MARKERS.append((m.pattern if isinstance(m, re.Pattern) else re.escape(m), name))
     _MARKER_SCAN[0] = None
@@ -132,15 +134,15 @@ def register_format(
 
 
 def unregister_format(name: str) -> None:
-    """Remove a format registered with :func:`register_format` (its aliases and markers too).
+    """Remove a format registered with :func:`register_format`: its name, its aliases and
+    its markers (other names of the same reader, registered separately, stay).
 
     Examples
     --------
     >>> unregister_format("no_such_format")
     """
-    reader = FORMATS.get(name)
-    for n in [n for n, r in FORMATS.items() if r is reader and reader is not None]:
-        del FORMATS[n]
+    for n in _ALIASES.pop(name, ()):
+        FORMATS.pop(n, None)
     _MARKERS[:] = [(m, fam) for m, fam in _MARKERS if fam != name]
     _MARKER_SCAN[0] = None
 
@@ -199,7 +201,10 @@ def err_at(fmt: str, msg: str, text: str, pos: int) -> ToolCallParseError:
     return ToolCallParseError(f"{msg} at character {pos}", format=fmt, snippet=text[pos : pos + 120])
 
 
-def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool = True) -> Any:
+_JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool | str = True) -> Any:
     """A JSON value from a literal node: constants, lists, tuples, dicts, ±numbers, and (in
     call arguments, as BFCL reads them) bare names as strings."""
     if depth > MAX_DEPTH:
@@ -226,7 +231,7 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool = True) -> Any
             value = _literal(operand, fmt, depth + 1, names)
             return -value if isinstance(node.op, ast.USub) else value
         raise _err("only a number may carry a sign", fmt, ast.unparse(node))
-    if isinstance(node, (ast.List, ast.Tuple)):
+    if isinstance(node, (ast.List, ast.Tuple)) or (names == "json" and isinstance(node, ast.Set)):
         return [_literal(e, fmt, depth + 1, names) for e in node.elts]
     if isinstance(node, ast.Dict):
         out: dict[str, Any] = {}
@@ -239,6 +244,8 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool = True) -> Any
             out[key] = _literal(v, fmt, depth + 1, names)
         return out
     if isinstance(node, ast.Name):
+        if names == "json" and node.id in _JSON_NAMES:
+            return _JSON_NAMES[node.id]  # a model family writing JSON literals in call syntax
         if names:
             return node.id  # a bare identifier is its name, as BFCL reads it
         raise _err(f"bare name {node.id!r} is not a JSON value", fmt, node.id)
@@ -265,7 +272,7 @@ def _dotted(node: ast.AST, fmt: str) -> str:
     raise _err("a call's name must be a (dotted) identifier", fmt, ast.unparse(node))
 
 
-def _call_from_ast(node: ast.Call, ctx: Context, fmt: str) -> Call:
+def _call_from_ast(node: ast.Call, ctx: Context, fmt: str, names: bool | str = True) -> Call:
     name = _dotted(node.func, fmt)
     args: dict[str, Any] = {}
     if node.args:
@@ -284,11 +291,11 @@ def _call_from_ast(node: ast.Call, ctx: Context, fmt: str) -> Call:
                 ast.unparse(node),
             )
         for pname, value in zip(order, node.args):
-            args[pname] = _literal(value, fmt)
+            args[pname] = _literal(value, fmt, names=names)
     for kw in node.keywords:
         if kw.arg is None:
             raise _err("'**kwargs' is not allowed in a call", fmt, ast.unparse(node))
-        value = _literal(kw.value, fmt)
+        value = _literal(kw.value, fmt, names=names)
         if kw.arg in args:
             if not strictly_identical(args[kw.arg], value):
                 raise _err(
@@ -311,9 +318,11 @@ def _parse_expr(text: str, fmt: str) -> ast.expr:
         raise _err(f"not valid call syntax: {msg.splitlines()[0] if msg else type(err).__name__}", fmt, text) from None
 
 
-def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts: bool) -> list[Call]:
+def _calls_from_expr(
+    body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts: bool, names: bool | str = True
+) -> list[Call]:
     if isinstance(body, ast.Call):
-        return [_call_from_ast(body, ctx, fmt)]
+        return [_call_from_ast(body, ctx, fmt, names)]
     if isinstance(body, (ast.List, ast.Tuple)):
         if dicts and body.elts and all(isinstance(e, ast.Dict) for e in body.elts):
             # A Python-literal rendering of JSON calls: [{'name': 'f', 'arguments': {...}}]
@@ -322,7 +331,7 @@ def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts
         for elem in body.elts:
             if not isinstance(elem, ast.Call):
                 raise _err("a list that is not a list of calls", fmt, text)
-            calls.append(_call_from_ast(elem, ctx, fmt))
+            calls.append(_call_from_ast(elem, ctx, fmt, names))
         return calls
     if dicts and isinstance(body, ast.Dict):
         return coerce_structured(_literal(body, fmt, names=False), fmt=fmt)
@@ -535,11 +544,20 @@ def _fast_python_calls(text: str) -> list[Call] | None:
     return calls
 
 
-def _python_whole(text: str, ctx: Context, fmt: str = "python") -> list[Call]:
-    """The whole text as Python call syntax: ``[f(a=1), g()]``, ``f(a=1)``, ``f(), g()``."""
-    fast = _fast_python_calls(text)
-    if fast is not None:
-        return fast
+_JSON_WORDS = re.compile(r"\b(?:true|false|null)\b")
+
+
+def _python_whole(text: str, ctx: Context, fmt: str = "python", *, lenient: bool = False) -> list[Call]:
+    """The whole text as Python call syntax: ``[f(a=1), g()]``, ``f(a=1)``, ``f(), g()``.
+
+    ``lenient`` (model families whose templates write calls in Python syntax with JSON
+    values, e.g. LFM2, OLMo 3): ``true``/``false``/``null`` are JSON literals and a set is a list.
+    """
+    names: bool | str = "json" if lenient else True
+    if not (lenient and _JSON_WORDS.search(text)):
+        fast = _fast_python_calls(text)
+        if fast is not None:
+            return fast
     try:
         body = _parse_expr(text, fmt)
     except ToolCallParseError as first:
@@ -549,7 +567,7 @@ def _python_whole(text: str, ctx: Context, fmt: str = "python") -> list[Call]:
             body = _parse_expr("[" + text + "]", fmt)
         except ToolCallParseError:
             raise first from None
-    return _calls_from_expr(body, ctx, fmt, text, dicts=True)
+    return _calls_from_expr(body, ctx, fmt, text, dicts=True, names=names)
 
 
 _BULLET_LABEL = re.compile(
@@ -944,6 +962,19 @@ def _decode_at(text: str, pos: int, fmt: str) -> tuple[Any, int]:
         raise err_at(fmt, f"invalid JSON ({str(err).splitlines()[0]})", text, pos) from None
 
 
+_CALL_KEYS = frozenset({"name", "function", "tool_calls", "type", "role", "content", "tool_name", "arguments", "parameters"})
+
+
+def _json_answer(text: str) -> bool:
+    """A JSON object that is an answer, not a call: several keys, none a call's key
+    (``{"amount": 12.5, "date": "2025-12-03"}`` — structured output)."""
+    try:
+        value = _DECODER.decode(text)
+    except (ValueError, RecursionError, ToolCallParseError):
+        return False
+    return isinstance(value, dict) and len(value) > 1 and not (_CALL_KEYS & value.keys())
+
+
 def _read_whole(text: str, ctx: Context) -> list[Call]:
     """The whole (stripped) text as one JSON or Python call form; raises when it is not."""
     if text[0] == "[":
@@ -953,6 +984,8 @@ def _read_whole(text: str, ctx: Context) -> list[Call]:
             return fast
     if text[0] == "{" or _JSON_LIST_START.match(text):
         try:
+            if text[0] == "{" and _json_answer(text):
+                return []
             return _calls_from_json(text, "json")
         except ToolCallParseError as json_err:
             try:  # a Python-literal rendering of JSON calls: [{'name': 'f', ...}]
@@ -1014,6 +1047,7 @@ REASONING_TAGS: tuple[tuple[str, str], ...] = (
     ("<|inner_prefix|>", "<|inner_suffix|>"),
     ("\u25c1think\u25b7", "\u25c1/think\u25b7"),
     ("<|channel>thought", "<channel|>"),
+    ("[THINK]", "[/THINK]"),
 )
 _CLOSERS = {close: open_ for open_, close in REASONING_TAGS}
 _OPENERS = dict(REASONING_TAGS)
@@ -1044,12 +1078,12 @@ def _at_line_start(text: str, pos: int) -> bool:
 
 def prepare_text(text: str, fmt: str = "auto") -> str:
     """Text as readers see it: a leading byte-order mark or zero-width space blanked, and
-    reasoning blocks (``<think>…</think>``, ``<seed:think>``, ...) blanked — offsets stay
-    those of the original text. A closing tag with no opening one (templates often put
-    ``<think>`` in the prompt) makes everything before it reasoning, unless the text starts
-    with a call. Reasoning is recognised before the first call marker only, so a tag inside a
-    call's arguments stays data. An unclosed reasoning block runs to the end; a call marker
-    inside it is a parse error (a generation cut off while reasoning has made no call).
+    reasoning blocks (``<think>…</think>``, ``<seed:think>``, ``[THINK]``, ...) blanked —
+    offsets stay those of the original text. A closing tag with no opening one (templates
+    often put ``<think>`` in the prompt) makes everything before it reasoning, unless the text
+    starts with a call. Reasoning is recognised before the first call marker only, so a tag
+    inside a call's arguments stays data. An unclosed reasoning block runs to the end, or to
+    the first call marker in it (models such as Kimi-K2-Thinking call without closing it).
 
     Examples
     --------
@@ -1081,11 +1115,9 @@ def prepare_text(text: str, fmt: str = "auto") -> str:
             pos = m.end()
             continue
         close = text.find(_OPENERS[tag], m.end())
-        if close < 0:
+        if close < 0:  # never closed: reasoning to the end, or up to a call the model began
             inner = find_marker(text, m.end())
-            if inner is not None:
-                raise err_at(inner[0], f"a call marker inside a reasoning block {tag} that is never closed", text, inner[1])
-            spans.append((m.start(), len(text)))
+            spans.append((m.start(), len(text) if inner is None else inner[1]))
             break
         pos = close + len(_OPENERS[tag])
         spans.append((m.start(), pos))
