@@ -340,7 +340,7 @@ def read_hermes(text: str, ctx: Context) -> list[Call]:
     >>> read_hermes('<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>', Context())
     Traceback (most recent call last):
     ...
-    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON: Expecting ',' delimiter at character 46 (in '{"name": "f", "arguments": {"a": 1}</tool_call>')
+    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON at character 46: Expecting ',' delimiter (in '{"name": "f", "arguments": {"a": 1}</tool_call>')
     """
     check_text_limits(text, "hermes")
     calls = _blocks(text, ctx, "hermes", "<tool_call>", "</tool_call>", body=_tool_call_body)

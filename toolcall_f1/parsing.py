@@ -646,6 +646,8 @@ _JSON_CALL = re.compile(r'(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function|type|to
 # a bracketed list of calls in the middle of a line: "I will call [f(a=1)]"
 _MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
 _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
+# where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
+_CALL_HINT = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\(|\{|```")
 
 
 def _fence_at(text: str, pos: int, line_end: int) -> bool:
@@ -675,13 +677,13 @@ def _next_start(text: str, pos: int, line_end: int, nxt: NextFinder, json_calls:
             j += 1
         if _ATTEMPT.match(text, j, line_end):
             best = j
-    if best < 0:
+    if best < 0 and nxt.find("[", pos) < line_end:
         m = _MID_LIST.search(text, pos, line_end)
         if m:
             best = m.start()
     if best >= 0:
         kind = "python"
-    if json_calls:
+    if json_calls and 0 <= nxt.find("{", pos) < line_end:
         j, _ = nxt.search(_JSON_CALL, pos)
         if 0 <= j < line_end and (best < 0 or j < best):
             best, kind = j, "json"
@@ -700,7 +702,13 @@ def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -
     nxt = NextFinder(text)
     pos, n = 0, len(text)
     while pos < n:
+        hint, _ = nxt.search(_CALL_HINT, pos)
+        if hint < 0:
+            break  # no "name(", "{" or fence left: the rest is prose
         nl = nxt.find("\n", pos)
+        if 0 <= nl < hint:  # skip the lines before the next hint
+            pos = text.rfind("\n", pos, hint) + 1
+            nl = nxt.find("\n", pos)
         line_end = n if nl < 0 else nl
         if (pos == 0 or text[pos - 1] == "\n") and _fence_at(text, pos, line_end):
             close, close_end = nxt.search(_FENCE_CLOSE, line_end) if line_end < n else (-1, -1)
@@ -956,7 +964,7 @@ def _decode_at(text: str, pos: int, fmt: str) -> tuple[Any, int]:
         raise err_at(fmt, err.reason, text, pos) from None
     except json.JSONDecodeError as err:
         raise ToolCallParseError(
-            f"invalid JSON: {err.msg} at character {err.pos}", format=fmt, snippet=text[pos : pos + 120]
+            f"invalid JSON at character {err.pos}: {err.msg}", format=fmt, snippet=text[pos : pos + 120]
         ) from None
     except (ValueError, RecursionError) as err:
         raise err_at(fmt, f"invalid JSON ({str(err).splitlines()[0]})", text, pos) from None
@@ -1001,8 +1009,8 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
     t = text.strip()
     if t.startswith("`") and t.endswith("`") and not t.startswith("```"):
         t = t.strip("`").strip()
-    if not t or t == "[]":
-        return []
+    if not t or t == "[]" or not _CALL_HINT.search(t):
+        return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
     try:
         return _read_whole(t, ctx)
     except ToolCallParseError as whole_err:
@@ -1063,6 +1071,10 @@ def _implicit_reasoning_end(text: str) -> int:
     m = _REASON_SCAN.search(text)
     if m is None or m.group() not in _CLOSERS:
         return 0
+    before = text[: m.start()].rstrip(" \t")
+    after = text[m.end() :].lstrip(" \t")
+    if not (before.endswith("\n") or after.startswith("\n") or not after):
+        return 0  # a closing tag on its own line, never inside a JSON or Python string
     head = text[: m.start()].lstrip()
     if head[:1] in ("{", "[") or (head and find_marker(head[:40]) is not None and find_marker(head[:40])[1] == 0):
         return 0
