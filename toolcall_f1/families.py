@@ -233,7 +233,7 @@ def _typed(ctx: Context, tool: str, key: str, raw: str) -> Any:
 
 def _make(name: str, args: dict[str, Any], fmt: str, text: str, pos: int) -> Call:
     name = name.strip()
-    if not name or any(c in name for c in "<>\n\"'{}"):
+    if not name or any(c in name for c in "<>\"'{} \t\r\n"):
         raise err_at(fmt, f"a call needs a tool name, got {name[:40]!r}", text, pos)
     try:
         return coerce_structured((name, args), fmt=fmt)[0]
@@ -707,6 +707,8 @@ def read_mistral(text: str, ctx: Context) -> list[Call]:
                 continue
             name, j = m.group(1), m.start(2)
             if m.group(2) in ("", "\n", "</s>"):
+                if calls:
+                    break  # a word after the calls is prose
                 calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
                 i = m.end(1)
                 continue
