@@ -647,7 +647,7 @@ _JSON_CALL = re.compile(r'(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function|type|to
 _MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
 _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
 # where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
-_CALL_HINT = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\(|\{|```")
+_CALL_HINT = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*[ \t]*\(|\{|```")
 
 
 def _fence_at(text: str, pos: int, line_end: int) -> bool:

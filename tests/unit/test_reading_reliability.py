@@ -27,6 +27,7 @@ SILENT_MISREADS = [
     ("closing think only (opening tag in the prompt)", 'The user asks for weather, so [get_time(tz="UTC")] is wrong.\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', [F]),
     ("seed think", '<seed:think>call get_time?</seed:think>[get_weather(city="Paris")]', [F]),
     ("calls in two fences", "First:\n```python\n[a(x=1)]\n```\nThen:\n```python\n[b(y=2)]\n```", [A, B]),
+    ("spaces around the call syntax", "[ a ( x = 1 ) , b ( y = 2 ) ]", [A, B]),
     ("JSON lines in prose", 'I will call two tools.\n{"name": "a", "arguments": {"x": 1}}\n{"name": "b", "arguments": {"y": 2}}', [A, B]),
 ]
 
