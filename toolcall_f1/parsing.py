@@ -647,7 +647,27 @@ _JSON_CALL = re.compile(r'(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function|type|to
 _MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
 _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
 # where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
-_CALL_HINT = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*[ \t]*\(|\{|```")
+
+
+def _next_hint(text: str, pos: int, nxt: NextFinder, spaced: bool = True) -> int:
+    """Where a call could begin at or after ``pos`` — a ``{``, a fence, or a ``(`` after a
+    name (``f(``, ``f (``) — or -1. Nothing else starts a call, so prose between hints is
+    skipped. ``str.find`` per token, each ``(`` looked at once: linear, and cheap on prose.
+    ``spaced=False`` (inside prose, where a call is written ``name(``): no space before ``(``."""
+    best = -1
+    for tok in ("{", "```"):
+        k = nxt.find(tok, pos)
+        if k >= 0 and (best < 0 or k < best):
+            best = k
+    p = nxt.find("(", pos)
+    while p >= 0 and (best < 0 or p < best):
+        q = p - 1
+        while spaced and q >= pos and text[q] in " \t":
+            q -= 1
+        if q >= 0 and (text[q].isalnum() or text[q] in "_."):
+            return p
+        p = text.find("(", p + 1)
+    return best
 
 
 def _fence_at(text: str, pos: int, line_end: int) -> bool:
@@ -702,7 +722,7 @@ def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -
     nxt = NextFinder(text)
     pos, n = 0, len(text)
     while pos < n:
-        hint, _ = nxt.search(_CALL_HINT, pos)
+        hint = _next_hint(text, pos, nxt, spaced=False)
         if hint < 0:
             break  # no "name(", "{" or fence left: the rest is prose
         nl = nxt.find("\n", pos)
@@ -1009,7 +1029,7 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
     t = text.strip()
     if t.startswith("`") and t.endswith("`") and not t.startswith("```"):
         t = t.strip("`").strip()
-    if not t or t == "[]" or not _CALL_HINT.search(t):
+    if not t or t == "[]" or _next_hint(t, 0, NextFinder(t)) < 0:
         return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
     try:
         return _read_whole(t, ctx)
