@@ -475,6 +475,7 @@ TextParser = Callable[[str], list[Call]]
 PositionalMapper = Callable[[str], Sequence[str] | None]
 
 _ARG_KEYS = ("arguments", "parameters", "input", "args")
+_NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})
 
 
 def _arguments_from(raw: Any, name: str, fmt: str) -> Mapping[str, Any]:
@@ -612,6 +613,11 @@ def _coerce_mapping(
     if kind == "tool_use":
         return [_make_call(obj.get("name"), obj.get("input"), fmt, budget, gold)]
     if kind in ("text", "thinking", "redacted_thinking", "tool_result"):
+        return []
+    # Only an assistant turn holds predicted calls: in a chat trace, user and system text
+    # and tool results are never calls.
+    role = obj.get("role")
+    if isinstance(role, str) and role in _NOT_CALLER_ROLES:
         return []
     # A chat message whose content holds the calls (a block list or text)
     if "role" in obj and "content" in obj:

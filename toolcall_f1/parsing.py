@@ -9,6 +9,7 @@ and literal evaluation only — model output is never executed.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import keyword
 import math
@@ -30,27 +31,163 @@ from .schema import compile_tools, merge_tools
 from .templates import template_reader
 from .values import resolve_name_canonicalizer, strictly_identical
 
-__all__ = ["parse_calls", "FORMATS", "Context", "parse_text"]
+__all__ = ["parse_calls", "FORMATS", "Context", "parse_text", "register_format", "unregister_format"]
+
+
+def _no_order(name: str) -> Sequence[str] | None:
+    return None
+
+
+def _no_schema(tool: str, param: str) -> Mapping[str, Any] | None:
+    return None
+
+
+def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, Any] | None:
+    spec = toolset.lookup(tool)
+    if spec is None:
+        return None
+    p = spec.params.get(param)
+    return None if p is None else p.schema
 
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What a reader may need besides the text: the parameter order of each tool."""
+    """What a reader may need besides the text: each tool's parameter order (for positional
+    arguments) and each parameter's JSON schema (to type values written as text in XML-style
+    formats). When ``param_order`` is a compiled tool set's method, the schemas come from the
+    same tool set. Picklable: the defaults are module-level functions.
 
-    param_order: Callable[[str], Sequence[str] | None] = lambda name: None
+    Examples
+    --------
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(Context())).param_order("f") is None
+    True
+    """
+
+    param_order: Callable[[str], Sequence[str] | None] = _no_order
+    param_schema: Callable[[str, str], Mapping[str, Any] | None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.param_schema is None:
+            owner = getattr(self.param_order, "__self__", None)
+            schema = functools.partial(_toolset_param_schema, owner) if hasattr(owner, "lookup") else _no_schema
+            object.__setattr__(self, "param_schema", schema)
 
 
 Reader = Callable[[str, Context], list[Call]]
+#: Every registered reader by name (aliases included); extend it with :func:`register_format`.
 FORMATS: dict[str, Reader] = {}
+#: The family each call marker announces, in registration order (see :func:`register_format`).
+_MARKERS: list[tuple[str, str]] = []
+_ALIASES: dict[str, tuple[str, ...]] = {}
+_MARKER_SCAN: list[Any] = [None]  # compiled on first use, reset on register
 
 
-def _register(*names: str) -> Callable[[Reader], Reader]:
+def register_format(
+    name: str,
+    reader: Reader,
+    *,
+    aliases: Sequence[str] = (),
+    markers: Sequence[str | re.Pattern[str]] = (),
+) -> Reader:
+    """Add a text reader to the registry, under ``name`` and its ``aliases``.
+
+    Parameters
+    ----------
+    name
+        The format's name, as given to ``parse_calls(format=...)`` / ``prediction_format``.
+    reader
+        ``reader(text, context) -> list[Call]``; raises :class:`ToolCallParseError`.
+    aliases
+        Other names for the same reader.
+    markers
+        Strings (literal) or compiled patterns that announce this family's calls; ``"auto"``
+        finds the earliest marker of any family in one scan and hands the text to its reader.
+
+    Returns
+    -------
+    Reader
+        ``reader`` itself (so this can wrap a definition).
+
+    Raises
+    ------
+    ValueError
+        When the name is empty.
+
+    Examples
+    --------
+    >>> def read_shout(text, ctx):
+    ...     return [Call(text.split("!CALL ", 1)[1].strip(), {})]
+    >>> _ = register_format("shout_demo", read_shout, markers=["!CALL "])
+    >>> parse_calls("ok !CALL ping")
+    [ping()]
+    >>> unregister_format("shout_demo")
+    """
+    if not name:
+        raise ValueError("register_format: a format needs a non-empty name")
+    for n in (name, *aliases):
+        FORMATS[n] = reader
+    _ALIASES[name] = (name, *aliases)
+    for m in markers:
+        _MARKERS.append((m.pattern if isinstance(m, re.Pattern) else re.escape(m), name))
+    _MARKER_SCAN[0] = None
+    return reader
+
+
+def unregister_format(name: str) -> None:
+    """Remove a format registered with :func:`register_format`: its name, its aliases and
+    its markers (other names of the same reader, registered separately, stay).
+
+    Examples
+    --------
+    >>> unregister_format("no_such_format")
+    """
+    for n in _ALIASES.pop(name, ()):
+        FORMATS.pop(n, None)
+    _MARKERS[:] = [(m, fam) for m, fam in _MARKERS if fam != name]
+    _MARKER_SCAN[0] = None
+
+
+def _register(*names: str, markers: Sequence[str | re.Pattern[str]] = ()) -> Callable[[Reader], Reader]:
     def deco(fn: Reader) -> Reader:
-        for name in names:
-            FORMATS[name] = fn
-        return fn
+        return register_format(names[0], fn, aliases=names[1:], markers=markers)
 
     return deco
+
+
+def _marker_scan() -> tuple[re.Pattern[str], list[tuple[re.Pattern[str], str]]]:
+    """One alternation of every family's markers (longest first), and each marker alone.
+
+    The alternation has no groups, so ``re`` can skip ahead to the characters a marker may
+    start with (groups would make it try every branch at every position: ~200x slower on
+    prose); the marker found is then named by matching each one at that offset.
+    """
+    scan = _MARKER_SCAN[0]
+    if scan is None:
+        order = sorted(_MARKERS, key=lambda m: -len(m[0]))
+        scan = _MARKER_SCAN[0] = (
+            re.compile("|".join(f"(?:{p})" for p, _ in order) or "(?!)"),
+            [(re.compile(p), fam) for p, fam in order],
+        )
+    return scan
+
+
+def find_marker(text: str, pos: int = 0) -> tuple[str, int] | None:
+    """The family of the earliest call marker at or after ``pos``, and its offset; or None.
+
+    Examples
+    --------
+    >>> find_marker('Sure. <tool_call>{"name": "f"}</tool_call>')
+    ('hermes', 6)
+    >>> find_marker("No call here.") is None
+    True
+    """
+    alternation, markers = _marker_scan()
+    m = alternation.search(text, pos)
+    if m is None:
+        return None
+    start = m.start()
+    return next(fam for pattern, fam in markers if pattern.match(text, start)), start
 
 
 # --------------------------------------------------------------------------- Python syntax
@@ -60,7 +197,15 @@ def _err(msg: str, fmt: str, snippet: str | None = None) -> ToolCallParseError:
     return ToolCallParseError(msg, format=fmt, snippet=snippet)
 
 
-def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool = True) -> Any:
+def err_at(fmt: str, msg: str, text: str, pos: int) -> ToolCallParseError:
+    """A parse error of family ``fmt`` at character ``pos`` of ``text`` (named in the message)."""
+    return ToolCallParseError(f"{msg} at character {pos}", format=fmt, snippet=text[pos : pos + 120])
+
+
+_JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool | str = True) -> Any:
     """A JSON value from a literal node: constants, lists, tuples, dicts, ±numbers, and (in
     call arguments, as BFCL reads them) bare names as strings."""
     if depth > MAX_DEPTH:
@@ -87,7 +232,7 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool = True) -> Any
             value = _literal(operand, fmt, depth + 1, names)
             return -value if isinstance(node.op, ast.USub) else value
         raise _err("only a number may carry a sign", fmt, ast.unparse(node))
-    if isinstance(node, (ast.List, ast.Tuple)):
+    if isinstance(node, (ast.List, ast.Tuple)) or (names == "json" and isinstance(node, ast.Set)):
         return [_literal(e, fmt, depth + 1, names) for e in node.elts]
     if isinstance(node, ast.Dict):
         out: dict[str, Any] = {}
@@ -100,6 +245,8 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool = True) -> Any
             out[key] = _literal(v, fmt, depth + 1, names)
         return out
     if isinstance(node, ast.Name):
+        if names == "json" and node.id in _JSON_NAMES:
+            return _JSON_NAMES[node.id]  # a model family writing JSON literals in call syntax
         if names:
             return node.id  # a bare identifier is its name, as BFCL reads it
         raise _err(f"bare name {node.id!r} is not a JSON value", fmt, node.id)
@@ -126,7 +273,7 @@ def _dotted(node: ast.AST, fmt: str) -> str:
     raise _err("a call's name must be a (dotted) identifier", fmt, ast.unparse(node))
 
 
-def _call_from_ast(node: ast.Call, ctx: Context, fmt: str) -> Call:
+def _call_from_ast(node: ast.Call, ctx: Context, fmt: str, names: bool | str = True) -> Call:
     name = _dotted(node.func, fmt)
     args: dict[str, Any] = {}
     if node.args:
@@ -145,11 +292,11 @@ def _call_from_ast(node: ast.Call, ctx: Context, fmt: str) -> Call:
                 ast.unparse(node),
             )
         for pname, value in zip(order, node.args):
-            args[pname] = _literal(value, fmt)
+            args[pname] = _literal(value, fmt, names=names)
     for kw in node.keywords:
         if kw.arg is None:
             raise _err("'**kwargs' is not allowed in a call", fmt, ast.unparse(node))
-        value = _literal(kw.value, fmt)
+        value = _literal(kw.value, fmt, names=names)
         if kw.arg in args:
             if not strictly_identical(args[kw.arg], value):
                 raise _err(
@@ -172,9 +319,11 @@ def _parse_expr(text: str, fmt: str) -> ast.expr:
         raise _err(f"not valid call syntax: {msg.splitlines()[0] if msg else type(err).__name__}", fmt, text) from None
 
 
-def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts: bool) -> list[Call]:
+def _calls_from_expr(
+    body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts: bool, names: bool | str = True
+) -> list[Call]:
     if isinstance(body, ast.Call):
-        return [_call_from_ast(body, ctx, fmt)]
+        return [_call_from_ast(body, ctx, fmt, names)]
     if isinstance(body, (ast.List, ast.Tuple)):
         if dicts and body.elts and all(isinstance(e, ast.Dict) for e in body.elts):
             # A Python-literal rendering of JSON calls: [{'name': 'f', 'arguments': {...}}]
@@ -183,7 +332,7 @@ def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts
         for elem in body.elts:
             if not isinstance(elem, ast.Call):
                 raise _err("a list that is not a list of calls", fmt, text)
-            calls.append(_call_from_ast(elem, ctx, fmt))
+            calls.append(_call_from_ast(elem, ctx, fmt, names))
         return calls
     if dicts and isinstance(body, ast.Dict):
         return coerce_structured(_literal(body, fmt, names=False), fmt=fmt)
@@ -196,7 +345,7 @@ def _calls_from_expr(body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts
 # building an ``ast`` and walking it; anything unusual is left to the ``ast`` reader.
 
 _FAST_TOKEN = re.compile(
-    r"""'[^'\\\n\r\x00]*'|"[^"\\\n\r\x00]*"|(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|0|[1-9][0-9]*|[A-Za-z_][A-Za-z0-9_]*|[^ \t\n\r]"""
+    r"""'[^'\\\n\r\x00]*'|"[^"\\\n\r\x00]*"|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*|[^ \t\n\r]"""
 )
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _KEYWORDS = frozenset(keyword.kwlist)
@@ -212,6 +361,8 @@ class _Unsure(Exception):
 
 
 def _number(tok: str) -> int | float:
+    if tok[0] == "0" and len(tok) > 1 and tok.isdigit():
+        raise _Unsure  # leading zeros: the ``ast`` reader decides (``00`` is valid, ``01`` not)
     if "." in tok or "e" in tok or "E" in tok:
         v = float(tok)
         if math.isinf(v):
@@ -394,11 +545,20 @@ def _fast_python_calls(text: str) -> list[Call] | None:
     return calls
 
 
-def _python_whole(text: str, ctx: Context, fmt: str = "python") -> list[Call]:
-    """The whole text as Python call syntax: ``[f(a=1), g()]``, ``f(a=1)``, ``f(), g()``."""
-    fast = _fast_python_calls(text)
-    if fast is not None:
-        return fast
+_JSON_WORDS = re.compile(r"\b(?:true|false|null)\b")
+
+
+def _python_whole(text: str, ctx: Context, fmt: str = "python", *, lenient: bool = False) -> list[Call]:
+    """The whole text as Python call syntax: ``[f(a=1), g()]``, ``f(a=1)``, ``f(), g()``.
+
+    ``lenient`` (model families whose templates write calls in Python syntax with JSON
+    values, e.g. LFM2, OLMo 3): ``true``/``false``/``null`` are JSON literals and a set is a list.
+    """
+    names: bool | str = "json" if lenient else True
+    if not (lenient and _JSON_WORDS.search(text)):
+        fast = _fast_python_calls(text)
+        if fast is not None:
+            return fast
     try:
         body = _parse_expr(text, fmt)
     except ToolCallParseError as first:
@@ -408,7 +568,7 @@ def _python_whole(text: str, ctx: Context, fmt: str = "python") -> list[Call]:
             body = _parse_expr("[" + text + "]", fmt)
         except ToolCallParseError:
             raise first from None
-    return _calls_from_expr(body, ctx, fmt, text, dicts=True)
+    return _calls_from_expr(body, ctx, fmt, text, dicts=True, names=names)
 
 
 _BULLET_LABEL = re.compile(
@@ -450,53 +610,177 @@ def _balanced_end(text: str, start: int, fmt: str) -> int:
     raise _err("unbalanced brackets", fmt, text[start : start + 200])
 
 
-def _python_lines(text: str, ctx: Context, fmt: str = "python") -> tuple[list[Call], bool]:
-    """Calls found line by line in prose: ``Call: [f(a=1)]``, one call per line, ...
+class NextFinder:
+    """``str.find`` and ``pattern.search`` with memory, for scans whose position only grows.
 
-    Returns ``(calls, attempted)``: ``attempted`` is whether any line began a call.
+    A scan that asks "where is the next ``</tag>``?" at every step re-reads the same text
+    each time (quadratic when the tag is missing). Remembering the last answer, and asking
+    again only once the position has passed it, reads the text once per token: linear.
+    """
+
+    __slots__ = ("text", "_cache")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._cache: dict[Any, tuple[int, int]] = {}
+
+    def find(self, token: str, pos: int) -> int:
+        """``text.find(token, pos)``."""
+        hit = self._cache.get(token)
+        if hit is None or (hit[0] != -1 and hit[0] < pos):
+            hit = (self.text.find(token, pos), 0)
+            self._cache[token] = hit
+        return hit[0]
+
+    def search(self, pattern: re.Pattern[str], pos: int) -> tuple[int, int]:
+        """``(start, end)`` of ``pattern.search(text, pos)``, or ``(-1, -1)``."""
+        hit = self._cache.get(pattern)
+        if hit is None or (hit[0] != -1 and hit[0] < pos):
+            m = pattern.search(self.text, pos)
+            hit = (m.start(), m.end()) if m else (-1, -1)
+            self._cache[pattern] = hit
+        return hit
+
+
+# a JSON call object (or a list of them) where it stands in prose
+_JSON_CALL = re.compile(r'(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function|type|tool_name|tool_calls)"[ \t\r\n]*:')
+# a bracketed list of calls in the middle of a line: "I will call [f(a=1)]"
+_MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
+_FENCE_CLOSE = re.compile(r"\n[ \t]*```")
+# where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
+
+
+def _next_hint(text: str, pos: int, nxt: NextFinder, spaced: bool = True) -> int:
+    """Where a call could begin at or after ``pos`` — a ``{``, a fence, or a ``(`` after a
+    name (``f(``, ``f (``) — or -1. Nothing else starts a call, so prose between hints is
+    skipped. ``str.find`` per token, each ``(`` looked at once: linear, and cheap on prose.
+    ``spaced=False`` (inside prose, where a call is written ``name(``): no space before ``(``."""
+    best = -1
+    for tok in ("{", "```"):
+        k = nxt.find(tok, pos)
+        if k >= 0 and (best < 0 or k < best):
+            best = k
+    p = nxt.find("(", pos)
+    while p >= 0 and (best < 0 or p < best):
+        q = p - 1
+        while spaced and q >= pos and text[q] in " \t":
+            q -= 1
+        if q >= 0 and (text[q].isalnum() or text[q] in "_."):
+            return p
+        p = text.find("(", p + 1)
+    return best
+
+
+def _fence_at(text: str, pos: int, line_end: int) -> bool:
+    i = pos
+    while i < line_end and text[i] in " \t":
+        i += 1
+    return text.startswith("```", i)
+
+
+def _label_start(text: str, pos: int, line_end: int) -> int:
+    """Where a call begins on a line read from its start (after a bullet or label), or -1."""
+    line = text[pos:line_end]
+    label = _BULLET_LABEL.match(line)
+    starts = [label.end() if label else 0]
+    starts.extend(m.end() for m in _LABEL_END.finditer(line))
+    return next((pos + i for i in starts if _ATTEMPT.match(line, i)), -1)
+
+
+def _next_start(text: str, pos: int, line_end: int, nxt: NextFinder, json_calls: bool) -> tuple[int, str]:
+    """The earliest call start on the line from ``pos``: ``(offset, "python" | "json")``."""
+    best, kind = -1, ""
+    if pos == 0 or text[pos - 1] == "\n":
+        best = _label_start(text, pos, line_end)
+    else:  # after a call: another one after a comma, semicolon or space?
+        j = pos
+        while j < line_end and text[j] in " \t,;`":
+            j += 1
+        if _ATTEMPT.match(text, j, line_end):
+            best = j
+    if best < 0 and nxt.find("[", pos) < line_end:
+        m = _MID_LIST.search(text, pos, line_end)
+        if m:
+            best = m.start()
+    if best >= 0:
+        kind = "python"
+    if json_calls and 0 <= nxt.find("{", pos) < line_end:
+        j, _ = nxt.search(_JSON_CALL, pos)
+        if 0 <= j < line_end and (best < 0 or j < best):
+            best, kind = j, "json"
+    return best, kind
+
+
+def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -> tuple[list[Call], bool]:
+    """Calls wherever they stand in prose, in order: Markdown fences (their bodies read as a
+    whole), JSON call objects, Python calls on a line (after an optional bullet or label)
+    and bracketed lists of calls inside a line. One pass, linear in the text.
+
+    Returns ``(calls, attempted)``: ``attempted`` is whether anything began a call.
     """
     calls: list[Call] = []
     attempted = False
-    pos = 0
-    n = len(text)
+    nxt = NextFinder(text)
+    pos, n = 0, len(text)
     while pos < n:
-        line_end = text.find("\n", pos)
-        if line_end == -1:
-            line_end = n
-        line = text[pos:line_end]
-        label = _BULLET_LABEL.match(line)
-        starts = [pos + (label.end() if label else 0)]
-        starts.extend(pos + m.end() for m in _LABEL_END.finditer(line))
-        start = next((i for i in starts if _ATTEMPT.match(text, i)), -1)
+        hint = _next_hint(text, pos, nxt, spaced=False)
+        if hint < 0:
+            break  # no "name(", "{" or fence left: the rest is prose
+        nl = nxt.find("\n", pos)
+        if 0 <= nl < hint:  # skip the lines before the next hint
+            pos = text.rfind("\n", pos, hint) + 1
+            nl = nxt.find("\n", pos)
+        line_end = n if nl < 0 else nl
+        if (pos == 0 or text[pos - 1] == "\n") and _fence_at(text, pos, line_end):
+            close, close_end = nxt.search(_FENCE_CLOSE, line_end) if line_end < n else (-1, -1)
+            body = text[line_end + 1 : close] if close >= 0 else text[line_end + 1 :]
+            found, tried = _read_block_plain(body, ctx, fmt, json_calls)
+            calls.extend(found)
+            attempted = attempted or tried
+            if close < 0:
+                break
+            after = nxt.find("\n", close_end)
+            pos = n if after < 0 else after + 1
+            continue
+        start, kind = _next_start(text, pos, line_end, nxt, json_calls)
         if start < 0:
             pos = line_end + 1
             continue
         attempted = True
-        # skip leading backticks
-        while start < n and text[start] in "` \t":
-            start += 1
-        while True:
+        if kind == "json":
+            value, end = _decode_at(text, start, fmt)
+            calls.extend(coerce_structured(value, fmt=fmt))
+        else:
+            while start < n and text[start] in "` \t":
+                start += 1
             end = _balanced_end(text, start, fmt)
             expr = text[start:end]
-            body = _parse_expr(expr, fmt)
-            calls.extend(_calls_from_expr(body, ctx, fmt, expr, dicts=False))
-            # another call on the same line, after a comma or semicolon?
-            j = end
-            while j < n and text[j] in " \t,;`":
-                j += 1
-            if j < n and text[j] != "\n" and _ATTEMPT.match(text, j):
-                start = j
-                continue
-            break
-        next_nl = text.find("\n", end)
-        pos = n if next_nl == -1 else next_nl + 1
+            calls.extend(_calls_from_expr(_parse_expr(expr, fmt), ctx, fmt, expr, dicts=False))
+        pos = end
     return calls, attempted
+
+
+def _read_block_plain(body: str, ctx: Context, fmt: str, json_calls: bool) -> tuple[list[Call], bool]:
+    """A fence's body: the whole of it as calls, else calls found in it line by line."""
+    t = body.strip()
+    if not t or t == "[]":
+        return [], False
+    try:
+        return _read_whole(t, ctx), True
+    except ToolCallParseError as err:
+        calls, tried = _scan_prose(t, ctx, fmt, json_calls=json_calls)
+        if tried:
+            return calls, True
+        if t[0] in "{[" or _ATTEMPT.match(t):
+            raise err from None
+        return [], False
 
 
 @_register("python")
 def read_python(text: str, ctx: Context) -> list[Call]:
     """Python call syntax as BFCL prompts elicit, leniently: brackets optional, one call per
-    line, calls on a line inside prose (after an optional label), wrapped in backticks.
+    line, calls on a line inside prose (after an optional label), several lists on a line,
+    wrapped in backticks or a Markdown fence.
 
     Examples
     --------
@@ -504,18 +788,22 @@ def read_python(text: str, ctx: Context) -> list[Call]:
     [get_weather(city='Paris', days=3), math.factorial(number=5)]
     >>> read_python("Sure!\\n**Call**: [f(a=1)]\\ng(b=[1, 2])", Context())
     [f(a=1), g(b=[1, 2])]
+    >>> read_python("[a(x=1)] and [b(y=2)]", Context())
+    [a(x=1), b(y=2)]
     >>> read_python("[f(a=1+2)]", Context())
     Traceback (most recent call last):
     ...
     toolcall_f1.calls.ToolCallParseError: python: arithmetic is not a literal value (in '1 + 2')
     """
-    text = text.strip().strip("`").strip()
+    text = text.strip()
+    if not text.startswith("```"):
+        text = text.strip("`").strip()
     if not text or text == "[]":
         return []
     try:
         return _python_whole(text, ctx)
     except ToolCallParseError as whole_err:
-        calls, attempted = _python_lines(text, ctx)
+        calls, attempted = _scan_prose(text, ctx, "python", json_calls=False)
         if attempted:
             return calls
         if _ATTEMPT.match(text) or _LIST_ATTEMPT.match(text):
@@ -653,120 +941,6 @@ def read_anthropic(text: str, ctx: Context) -> list[Call]:
     return coerce_structured(data, fmt="anthropic")
 
 
-# --------------------------------------------------------------------------- tagged formats
-
-_HERMES = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
-
-
-def _block_calls(body: str, ctx: Context, fmt: str) -> list[Call]:
-    body = body.strip()
-    fence = _FENCE.search(body)
-    if fence:
-        body = fence.group(2).strip()
-    if not body:
-        raise _err("empty tool-call block", fmt)
-    if body[0] in "{[":
-        try:
-            return _calls_from_json(body, fmt)
-        except ToolCallParseError:
-            if body[0] == "{":
-                raise
-    try:
-        return _python_whole(body, ctx, fmt)
-    except ToolCallParseError as err:
-        raise _err(err.reason, fmt, body) from None
-
-
-@_register("hermes", "qwen")
-def read_hermes(text: str, ctx: Context) -> list[Call]:
-    """Hermes / Qwen ``<tool_call>{json}</tool_call>`` blocks (several allowed).
-
-    Examples
-    --------
-    >>> read_hermes('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>\\n<tool_call>{"name": "g", "arguments": {}}</tool_call>', Context())
-    [f(a=1), g()]
-    >>> read_hermes('<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>', Context())
-    Traceback (most recent call last):
-    ...
-    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON: Expecting ',' delimiter: line 1 column 36 (char 35) (in '{"name": "f", "arguments": {"a": 1}')
-    """
-    check_text_limits(text, "hermes")
-    blocks = _HERMES.findall(text)
-    if not blocks:
-        if text.strip():
-            raise _err("no <tool_call> block", "hermes", text)
-        return []
-    calls: list[Call] = []
-    for body in blocks:
-        calls.extend(_block_calls(body, ctx, "hermes"))
-    return calls
-
-
-_MISTRAL_END = re.compile(r"</s>\s*$")
-
-
-@_register("mistral")
-def read_mistral(text: str, ctx: Context) -> list[Call]:
-    """Mistral ``[TOOL_CALLS]`` followed by a JSON list, or ``[TOOL_CALLS]name[ARGS]{json}``.
-
-    Examples
-    --------
-    >>> read_mistral('[TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}]</s>', Context())
-    [f(a=1)]
-    >>> read_mistral('[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[ARGS]{}', Context())
-    [f(a=1), g()]
-    """
-    check_text_limits(text, "mistral")
-    _, sep, rest = text.partition("[TOOL_CALLS]")
-    if not sep:
-        if text.strip():
-            raise _err("no [TOOL_CALLS] marker", "mistral", text)
-        return []
-    calls: list[Call] = []
-    for chunk in rest.split("[TOOL_CALLS]"):
-        chunk = _MISTRAL_END.sub("", chunk).strip()
-        if not chunk:
-            continue
-        if "[ARGS]" in chunk:
-            name, _, raw = chunk.partition("[ARGS]")
-            name = name.strip()
-            if not re.fullmatch(r"[A-Za-z_][\w.\-]*", name):
-                raise _err(f"bad tool name {name[:40]!r} before [ARGS]", "mistral", chunk)
-            values = _json_values(raw.strip(), "mistral")
-            if len(values) != 1:
-                raise _err("expected one JSON object after [ARGS]", "mistral", chunk)
-            calls.extend(coerce_structured((name, values[0]), fmt="mistral"))
-        else:
-            calls.extend(_calls_from_json(chunk, "mistral"))
-    return calls
-
-
-_LLAMA_END = re.compile(r"<\|(?:eom_id|eot_id|end_of_text)\|>")
-
-
-@_register("llama")
-def read_llama(text: str, ctx: Context) -> list[Call]:
-    """Llama ``<|python_tag|>`` followed by JSON calls (``;``-separated) or call syntax.
-
-    Examples
-    --------
-    >>> read_llama('<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}<|eom_id|>', Context())
-    [f(a=1), g()]
-    """
-    check_text_limits(text, "llama")
-    _, sep, rest = text.partition("<|python_tag|>")
-    if not sep:
-        if text.strip():
-            raise _err("no <|python_tag|> marker", "llama", text)
-        return []
-    calls: list[Call] = []
-    for chunk in rest.split("<|python_tag|>"):
-        chunk = _LLAMA_END.sub("", chunk).strip()
-        if chunk:
-            calls.extend(_block_calls(chunk, ctx, "llama"))
-    return calls
-
-
 # --------------------------------------------------------------------------- BFCL, auto
 
 
@@ -800,67 +974,198 @@ def read_bfcl(text: str, ctx: Context) -> list[Call]:
     return _calls_from_expr(body, ctx, "bfcl", text, dicts=False)
 
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_JSON_LIST_START = re.compile(r"\[\s*[{\"]")
 
 
-def _auto_plain(text: str, ctx: Context) -> list[Call]:
-    text = text.strip()
-    if not text:
-        return []
-    if text.startswith("`") and text.endswith("`"):
-        text = text.strip("`").strip()
-    if not text or text == "[]":
-        return []
+def _decode_at(text: str, pos: int, fmt: str) -> tuple[Any, int]:
+    """One JSON value starting at ``pos``: ``(value, end)``; a parse error naming the offset."""
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except ToolCallParseError as err:
+        raise err_at(fmt, err.reason, text, pos) from None
+    except json.JSONDecodeError as err:
+        raise ToolCallParseError(
+            f"invalid JSON at character {err.pos}: {err.msg}", format=fmt, snippet=text[pos : pos + 120]
+        ) from None
+    except (ValueError, RecursionError) as err:
+        raise err_at(fmt, f"invalid JSON ({str(err).splitlines()[0]})", text, pos) from None
+
+
+_CALL_KEYS = frozenset({"name", "function", "tool_calls", "type", "role", "content", "tool_name", "arguments", "parameters"})
+
+
+def _json_answer(text: str) -> bool:
+    """A JSON object that is an answer, not a call: several keys, none a call's key
+    (``{"amount": 12.5, "date": "2025-12-03"}`` — structured output)."""
+    try:
+        value = _DECODER.decode(text)
+    except (ValueError, RecursionError, ToolCallParseError):
+        return False
+    return isinstance(value, dict) and len(value) > 1 and not (_CALL_KEYS & value.keys())
+
+
+def _read_whole(text: str, ctx: Context) -> list[Call]:
+    """The whole (stripped) text as one JSON or Python call form; raises when it is not."""
     if text[0] == "[":
         # a list of Python calls is never JSON: read it directly rather than fail as JSON first
         fast = _fast_python_calls(text)
         if fast is not None:
             return fast
-    if text[0] in "{[":
+    if text[0] == "{" or _JSON_LIST_START.match(text):
         try:
+            if text[0] == "{" and _json_answer(text):
+                return []
             return _calls_from_json(text, "json")
         except ToolCallParseError as json_err:
-            looks_json = text[0] == "{" or re.match(r"\[\s*[{\"]", text) is not None
-            try:
-                return _python_whole(text, ctx) if looks_json else read_python(text, ctx)
+            try:  # a Python-literal rendering of JSON calls: [{'name': 'f', ...}]
+                return _python_whole(text, ctx)
             except ToolCallParseError:
-                if looks_json:
-                    raise json_err from None
-                raise
-    return read_python(text, ctx)
+                raise json_err from None
+    return _python_whole(text, ctx)
+
+
+def read_plain(text: str, ctx: Context) -> list[Call]:
+    """Text with no family marker: JSON or Python calls, as the whole text or wherever they
+    stand in prose (fences, labels, several lists); prose with no call is zero calls."""
+    t = text.strip()
+    if t.startswith("`") and t.endswith("`") and not t.startswith("```"):
+        t = t.strip("`").strip()
+    if not t or t == "[]" or _next_hint(t, 0, NextFinder(t)) < 0:
+        return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
+    try:
+        return _read_whole(t, ctx)
+    except ToolCallParseError as whole_err:
+        calls, attempted = _scan_prose(t, ctx, whole_err.format)
+        if attempted:
+            return calls
+        if t[0] == "{" or _JSON_LIST_START.match(t) or _ATTEMPT.match(t) or _LIST_ATTEMPT.match(t):
+            raise whole_err from None
+        return []
 
 
 @_register("auto")
 def read_auto(text: str, ctx: Context) -> list[Call]:
-    """Detect the format: tagged blocks, Markdown fences (prose around them ignored), JSON,
-    Python call syntax; prose with no call in it is zero calls.
+    """Detect the format: the earliest call marker of any family (one scan) hands the text to
+    that family's reader; with no marker, JSON or Python calls are read wherever they stand
+    (the whole text, Markdown fences, prose around them); prose with no call is zero calls.
 
     Examples
     --------
     >>> read_auto('Here you go:\\n```json\\n[{"name": "f", "arguments": {"a": 1}}]\\n```\\nAnything else?', Context())
     [f(a=1)]
+    >>> read_auto('Here is the result: {"name": "f", "parameters": {"a": 1}} Anything else?', Context())
+    [f(a=1)]
     >>> read_auto("I am sorry, I cannot help with that.", Context())
     []
     """
     check_text_limits(text, "auto")
-    if "```" in text:
-        fences = _FENCE.findall(text)
-        if fences:
-            calls: list[Call] = []
-            for _lang, body in fences:
-                calls.extend(_auto_unfenced(body, ctx))
-            return calls
-    return _auto_unfenced(text, ctx)
+    hit = find_marker(text)
+    if hit is not None:
+        return FORMATS[hit[0]](text, ctx)
+    return read_plain(text, ctx)
 
 
-def _auto_unfenced(text: str, ctx: Context) -> list[Call]:
-    if "<tool_call>" in text:
-        return read_hermes(text, ctx)
-    if "[TOOL_CALLS]" in text:
-        return read_mistral(text, ctx)
-    if "<|python_tag|>" in text:
-        return read_llama(text, ctx)
-    return _auto_plain(text, ctx)
+# --------------------------------------------------------------------------- reasoning, BOM
+
+#: Reasoning blocks (opening, closing): their text is never a call.
+REASONING_TAGS: tuple[tuple[str, str], ...] = (
+    ("<think>", "</think>"),
+    ("<seed:think>", "</seed:think>"),
+    ("<thinking>", "</thinking>"),
+    ("<|START_THINKING|>", "<|END_THINKING|>"),
+    ("<|inner_prefix|>", "<|inner_suffix|>"),
+    ("\u25c1think\u25b7", "\u25c1/think\u25b7"),
+    ("<|channel>thought", "<channel|>"),
+    ("[THINK]", "[/THINK]"),
+)
+_CLOSERS = {close: open_ for open_, close in REASONING_TAGS}
+_OPENERS = dict(REASONING_TAGS)
+_REASON_SCAN = re.compile(
+    "|".join(f"(?P<o{i}>{re.escape(o)})|(?P<c{i}>{re.escape(c)})" for i, (o, c) in enumerate(REASONING_TAGS))
+)
+_INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
+
+
+def _implicit_reasoning_end(text: str) -> int:
+    """End of the reasoning whose opening tag was in the prompt: the first tag met is a
+    closing one, and the text does not start with a call (then the tag is data). Else 0."""
+    m = _REASON_SCAN.search(text)
+    if m is None or m.group() not in _CLOSERS:
+        return 0
+    before = text[: m.start()].rstrip(" \t")
+    after = text[m.end() :].lstrip(" \t")
+    if not (before.endswith("\n") or after.startswith("\n") or not after):
+        return 0  # a closing tag on its own line, never inside a JSON or Python string
+    head = text[: m.start()].lstrip()
+    if head[:1] in ("{", "[") or (head and find_marker(head[:40]) is not None and find_marker(head[:40])[1] == 0):
+        return 0
+    return m.end()
+
+
+def _at_line_start(text: str, pos: int) -> bool:
+    i = pos
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i == 0 or text[i - 1] == "\n" or text[i - 1] == ">"
+
+
+def prepare_text(text: str, fmt: str = "auto") -> str:
+    """Text as readers see it: a leading byte-order mark or zero-width space blanked, and
+    reasoning blocks (``<think>…</think>``, ``<seed:think>``, ``[THINK]``, ...) blanked —
+    offsets stay those of the original text. A closing tag with no opening one (templates
+    often put ``<think>`` in the prompt) makes everything before it reasoning, unless the text
+    starts with a call. Reasoning is recognised before the first call marker only, so a tag
+    inside a call's arguments stays data. An unclosed reasoning block runs to the end, or to
+    the first call marker in it (models such as Kimi-K2-Thinking call without closing it).
+
+    Examples
+    --------
+    >>> prepare_text("<think>maybe [f(a=1)]?</think>[g(b=2)]").strip()
+    '[g(b=2)]'
+    >>> prepare_text("\\ufeff[f(a=1)]").strip()
+    '[f(a=1)]'
+    """
+    lead = len(text) - len(text.lstrip(_INVISIBLE))
+    if lead:
+        text = " " * lead + text[lead:]
+    if "think" not in text and "THINK" not in text and "inner_" not in text and "thought" not in text:
+        return text
+    spans: list[tuple[int, int]] = []
+    pos = _implicit_reasoning_end(text)
+    if pos:
+        spans.append((0, pos))
+    hit = find_marker(text, pos)
+    limit = len(text) if hit is None else hit[1]
+    while True:
+        m = _REASON_SCAN.search(text, pos, limit)
+        if m is None:
+            break
+        tag = m.group()
+        if tag in _CLOSERS:  # a stray closing tag
+            pos = m.end()
+            continue
+        if not _at_line_start(text, m.start()):
+            pos = m.end()
+            continue
+        close = text.find(_OPENERS[tag], m.end())
+        if close < 0:  # never closed: reasoning to the end, or up to a call the model began
+            inner = find_marker(text, m.end())
+            spans.append((m.start(), len(text) if inner is None else inner[1]))
+            break
+        pos = close + len(_OPENERS[tag])
+        spans.append((m.start(), pos))
+        if hit is not None and hit[1] < pos:  # the first marker was inside the reasoning
+            hit = find_marker(text, pos)
+            limit = len(text) if hit is None else hit[1]
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end in spans:
+        parts.append(text[last:start])
+        parts.append(" " * (end - start))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 # --------------------------------------------------------------------------- public
@@ -868,15 +1173,28 @@ def _auto_unfenced(text: str, ctx: Context) -> list[Call]:
 
 def reader_for(fmt: Any) -> Reader:
     """The reader registered as ``fmt``, or, for a response template (a dict, or an object
-    carrying one as ``.response_template``), a :class:`~toolcall_f1.templates.TemplateReader`."""
+    carrying one as ``.response_template``), a :class:`~toolcall_f1.templates.TemplateReader`.
+
+    Every named reader but ``"bfcl"`` (BFCL's decoder, exactly) sees the text through
+    :func:`prepare_text`: no leading BOM, no reasoning blocks. A response template reads the
+    text as transformers does (its own thinking field).
+    """
     if not isinstance(fmt, str):
         return template_reader(fmt)
     try:
-        return FORMATS[fmt]
+        reader = FORMATS[fmt]
     except KeyError:
         raise ValueError(
             f"format: unknown value {fmt!r}; expected one of " + ", ".join(repr(f) for f in FORMATS)
         ) from None
+    if fmt == "bfcl":
+        return reader
+    return functools.partial(_read_prepared, reader, fmt)
+
+
+def _read_prepared(reader: Reader, fmt: str, text: str, ctx: Context) -> list[Call]:
+    check_text_limits(text, fmt)
+    return reader(prepare_text(text, fmt), ctx)
 
 
 def parse_text(text: str, fmt: Any, ctx: Context) -> list[Call]:
@@ -949,3 +1267,6 @@ def parse_calls(
     name_fn = resolve_name_canonicalizer(name_canonicalizer)
     ctx = Context(compile_tools(merge_tools(tools), {}, name_fn).param_order) if tools else Context()
     return read_any(output, format, ctx)
+
+
+from . import families as _families  # noqa: E402,F401  (registers the model families)

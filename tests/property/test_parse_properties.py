@@ -12,7 +12,11 @@ from toolcall_f1 import FORMATS, Call, ToolCallMetric, ToolCallParseError, parse
 
 from .strategies import RENDERERS, call_lists
 
-MARKERS = ("<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]", "<|python_tag|>", "<|eom_id|>", "<|eot_id|>", "```", "</s>")
+MARKERS = ("<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]", "<|python_tag|>", "<|eom_id|>", "<|eot_id|>", "```", "</s>",
+           # the model families' markers and reasoning tags (a marker inside a string argument
+           # is a known limit of marker dispatch: see the README's limitations)
+           "<|", "|>", "<function", "<tool_calls>", "<TOOLCALL>", "functools", "<minimax", "<invoke", "<think", "think>",
+           "THINK", "<seed:", "\uff5c", ">>>", "function call", "Action:", "<arg_", "<parameter", "thinking>", "<channel|>")
 
 
 def _has_marker(cs: list[Call]) -> bool:

@@ -1,0 +1,290 @@
+"""Every model family's own tool-call format, written as the model's chat template renders
+it: single call, parallel calls, a call without arguments, nested and typed arguments, prose
+around the calls, and a generation cut off inside a call (a parse error naming the family,
+never "zero calls"). Each case is read through the family's named format and through
+``"auto"``. Adversarial 100k-character inputs per family must finish (linear readers)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+import pytest
+
+from toolcall_f1 import FORMATS, Call, ToolCallMetric, ToolCallParseError, parse_calls
+from toolcall_f1.parsing import find_marker
+
+W = Call("get_weather", {"city": "Paris", "days": 3})
+T = Call("get_time", {})
+N = Call("book", {"guest": {"name": "Ann", "tags": ["vip", "late"]}, "paid": False, "note": None})
+
+DS = {k: f"<\uff5c{v}\uff5c>" for k, v in {
+    "calls": "tool\u2581calls\u2581begin", "calls_end": "tool\u2581calls\u2581end", "call": "tool\u2581call\u2581begin",
+    "call_end": "tool\u2581call\u2581end", "sep": "tool\u2581sep"}.items()}
+DSML = "\uff5cDSML\uff5c"
+
+
+def _j(value: object) -> str:
+    return json.dumps(value)
+
+
+def _py_value(v: object) -> str:
+    return repr(v)
+
+
+def _py(c: Call) -> str:
+    return f"{c.name}(" + ", ".join(f"{k}={_py_value(v)}" for k, v in c.arguments.items()) + ")"
+
+
+def _xml_raw(v: object) -> str:
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def _gemma(v: object) -> str:
+    if isinstance(v, str):
+        return f'<|"|>{v}<|"|>'
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{k}:{_gemma(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(_gemma(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+def _list_json(cs: list[Call], key: str = "arguments") -> str:
+    return _j([{"name": c.name, key: dict(c.arguments)} for c in cs])
+
+
+# How each family's chat template writes a list of calls (one assistant turn).
+RENDER: dict[str, Callable[[list[Call]], str]] = {
+    "hermes": lambda cs: "\n".join(f"<tool_call>\n{_j({'name': c.name, 'arguments': dict(c.arguments)})}\n</tool_call>" for c in cs),
+    "qwen3_coder": lambda cs: "\n".join(
+        "<tool_call>\n<function=" + c.name + ">\n"
+        + "".join(f"<parameter={k}>\n{_xml_raw(v)}\n</parameter>\n" for k, v in c.arguments.items())
+        + "</function>\n</tool_call>" for c in cs),
+    "seed_oss": lambda cs: "<seed:think>The user wants tools.</seed:think>" + "".join(
+        "<seed:tool_call>\n<function=" + c.name + ">\n"
+        + "".join(f"<parameter={k}>{_xml_raw(v)}</parameter>\n" for k, v in c.arguments.items())
+        + "</function>\n</seed:tool_call>" for c in cs),
+    "glm45": lambda cs: "\n".join(
+        f"<tool_call>{c.name}\n"
+        + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{_xml_raw(v)}</arg_value>\n" for k, v in c.arguments.items())
+        + "</tool_call>" for c in cs),
+    "harmony": lambda cs: "<|channel|>analysis<|message|>I should call a tool.<|end|>" + "".join(
+        f"<|start|>assistant<|channel|>commentary to=functions.{c.name} <|constrain|>json<|message|>{_j(dict(c.arguments))}<|call|>"
+        for c in cs),
+    "deepseek": lambda cs: DS["calls"] + "".join(
+        f"{DS['call']}function{DS['sep']}{c.name}\n```json\n{_j(dict(c.arguments))}\n```{DS['call_end']}" for c in cs)
+        + DS["calls_end"],
+    "deepseek_v31": lambda cs: DS["calls"] + "".join(
+        f"{DS['call']}{c.name}{DS['sep']}{_j(dict(c.arguments))}{DS['call_end']}" for c in cs) + DS["calls_end"],
+    "deepseek_v32": lambda cs: f"<{DSML}function_calls>\n" + "".join(
+        f'<{DSML}invoke name="{c.name}">\n' + "".join(
+            f'<{DSML}parameter name="{k}" string="{"true" if isinstance(v, str) else "false"}">{_xml_raw(v)}</{DSML}parameter>\n'
+            for k, v in c.arguments.items()) + f"</{DSML}invoke>\n" for c in cs) + f"</{DSML}function_calls>",
+    "kimi_k2": lambda cs: "<|tool_calls_section_begin|>" + "".join(
+        f"<|tool_call_begin|>functions.{c.name}:{i}<|tool_call_argument_begin|>{_j(dict(c.arguments))}<|tool_call_end|>"
+        for i, c in enumerate(cs)) + "<|tool_calls_section_end|>",
+    "llama": lambda cs: "<|python_tag|>" + "; ".join(_j({"name": c.name, "parameters": dict(c.arguments)}) for c in cs) + "<|eom_id|>",
+    "llama4": lambda cs: "<|python_start|>[" + ", ".join(_py(c) for c in cs) + "]<|python_end|>",
+    "mistral": lambda cs: "[TOOL_CALLS]" + _list_json(cs) + "</s>",
+    "mistral_args": lambda cs: "".join(f"[TOOL_CALLS]{c.name}[ARGS]{_j(dict(c.arguments))}" for c in cs) + "</s>",
+    "mistral_call_id": lambda cs: "".join(f"[TOOL_CALLS]{c.name}[CALL_ID]a{i}b2c3d4e5[ARGS]{_j(dict(c.arguments))}" for i, c in enumerate(cs)),
+    "granite": lambda cs: "<|tool_call|>" + _list_json(cs),
+    "lfm2": lambda cs: "<|tool_call_start|>[" + ", ".join(_py(c) for c in cs) + "]<|tool_call_end|>",
+    "phi4_mini": lambda cs: "functools" + _list_json(cs),
+    "internlm2": lambda cs: "".join(
+        f"<|action_start|><|plugin|>\n{_j({'name': c.name, 'parameters': dict(c.arguments)})}<|action_end|>\n" for c in cs),
+    "jamba": lambda cs: "<tool_calls>" + _list_json(cs) + "</tool_calls>",
+    "nemotron": lambda cs: "<TOOLCALL>" + _list_json(cs) + "</TOOLCALL>",
+    "gemma4": lambda cs: "".join(f"<|tool_call>call:{c.name}{_gemma(dict(c.arguments))}<tool_call|>" for c in cs),
+    "minimax_m2": lambda cs: "<think>Let me call the tools.</think>\n<minimax:tool_call>\n" + "".join(
+        f'<invoke name="{c.name}">\n' + "".join(f'<parameter name="{k}">{_xml_raw(v)}</parameter>\n' for k, v in c.arguments.items())
+        + "</invoke>\n" for c in cs) + "</minimax:tool_call>",
+    "command_r": lambda cs: "<|START_THINKING|>I will use the tools.<|END_THINKING|><|START_ACTION|>" + _j(
+        [{"tool_call_id": str(i), "tool_name": c.name, "parameters": dict(c.arguments)} for i, c in enumerate(cs)]) + "<|END_ACTION|>",
+    "olmo3": lambda cs: "<function_calls>\n" + "\n".join(_py(c) for c in cs) + "\n</function_calls>",
+    "functionary": lambda cs: ">>>all\nLet me look that up." + "".join(f">>>{c.name}\n{_j(dict(c.arguments))}" for c in cs),
+    "functionary_v31": lambda cs: "".join(f"<function={c.name}>{_j(dict(c.arguments))}</function>" for c in cs),
+    "gigachat3": lambda cs: "function call<|role_sep|>\n" + _j({"name": cs[0].name, "arguments": dict(cs[0].arguments)}) if len(cs) == 1 else "",
+    "apertus": lambda cs: "<|inner_prefix|>Think first.<|inner_suffix|><|tools_prefix|>" + _j([{c.name: dict(c.arguments)} for c in cs]) + "<|tools_suffix|>",
+    "xlam": lambda cs: _list_json(cs),
+}
+# the registry name each rendering is read with
+FORMAT_OF = {"seed_oss": "seed_oss", "deepseek_v31": "deepseek_v31", "mistral_args": "mistral",
+             "mistral_call_id": "mistral", "functionary_v31": "functionary"}
+
+SHAPES = [("single", [W]), ("parallel", [W, T]), ("no-arguments", [T]), ("nested", [N])]
+CASES = []
+for fam in RENDER:
+    for shape, cs in SHAPES:
+        text = RENDER[fam](cs)
+        if text:
+            CASES.append(pytest.param(FORMAT_OF.get(fam, fam), text, cs, id=f"{fam}-{shape}"))
+    CASES.append(pytest.param(FORMAT_OF.get(fam, fam), "Let me check that for you.\n" + RENDER[fam]([W]) + "\nI will report back.", [W], id=f"{fam}-prose"))
+
+
+@pytest.mark.parametrize("fmt,text,expected", CASES)
+def test_family_reads_its_template(fmt: str, text: str, expected: list[Call]) -> None:
+    assert parse_calls(text, format=fmt) == expected
+    assert parse_calls(text, format="auto") == expected
+
+
+TRUNCATED = [pytest.param(FORMAT_OF.get(fam, fam), RENDER[fam]([W]), id=fam) for fam in RENDER if fam != "xlam"]
+
+
+@pytest.mark.parametrize("fmt,text", TRUNCATED)
+def test_cut_off_generation_is_a_parse_error_naming_the_family(fmt: str, text: str) -> None:
+    cut = text[: text.index("Par") + 3]  # max_tokens reached inside the first call
+    for reader in (fmt, "auto"):
+        with pytest.raises(ToolCallParseError) as info:
+            parse_calls(cut, format=reader)
+        assert FORMATS[info.value.format] is FORMATS[fmt] or info.value.format in (fmt, "qwen3_coder", "glm45")
+        assert "at character" in str(info.value)
+
+
+MARKER_ONLY = [
+    ("hermes", "<tool_call>\n</tool_call>"),
+    ("qwen3_coder", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis"),
+    ("harmony", "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json"),
+    ("deepseek", DS["calls"]),
+    ("kimi_k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"),
+    ("mistral", "[TOOL_CALLS]"),
+    ("gemma4", "<|tool_call>call:get_weather"),
+    ("minimax_m2", "<minimax:tool_call>\n</minimax:tool_call>"),
+    ("deepseek_v32", f"<{DSML}function_calls>\n</{DSML}function_calls>"),
+    ("jamba", "<tool_calls></tool_calls>"),
+    ("llama4", "<|python_start|><|python_end|>"),
+    ("command_r", "<|START_ACTION|><|END_ACTION|>"),
+]
+
+
+@pytest.mark.parametrize("fmt,text", MARKER_ONLY, ids=[m[0] for m in MARKER_ONLY])
+def test_marker_without_a_call_is_never_zero_calls(fmt: str, text: str) -> None:
+    for reader in (fmt, "auto"):
+        with pytest.raises(ToolCallParseError, match="at character"):
+            parse_calls(text, format=reader)
+
+
+def test_prose_without_markers_is_zero_calls_in_every_family() -> None:
+    prose = "The weather in Paris is mild today; I do not need a tool for that."
+    for fmt in FORMATS:
+        if fmt not in ("json", "openai", "anthropic", "bfcl"):  # strict formats: prose is not a call list
+            assert parse_calls(prose, format=fmt) == [], fmt
+
+
+# --- values written as text in XML-style formats are typed by the tool's schema
+
+TOOLS = [{"name": "lookup", "parameters": {"type": "object", "properties": {
+    "code": {"type": "string"}, "n": {"type": "integer"}, "flag": {"type": "boolean"}, "opts": {"type": "object"}}}}]
+TYPED = {
+    "qwen3_coder": "<tool_call>\n<function=lookup>\n<parameter=code>\n007\n</parameter>\n<parameter=n>\n7\n</parameter>\n"
+                   "<parameter=flag>\ntrue\n</parameter>\n<parameter=opts>\n{\"a\": 1}\n</parameter>\n</function>\n</tool_call>",
+    "glm45": "<tool_call>lookup\n<arg_key>code</arg_key>\n<arg_value>007</arg_value>\n<arg_key>n</arg_key>\n<arg_value>7</arg_value>\n"
+             "<arg_key>flag</arg_key>\n<arg_value>true</arg_value>\n<arg_key>opts</arg_key>\n<arg_value>{\"a\": 1}</arg_value>\n</tool_call>",
+    "minimax_m2": '<minimax:tool_call>\n<invoke name="lookup">\n<parameter name="code">007</parameter>\n<parameter name="n">7</parameter>\n'
+                  '<parameter name="flag">true</parameter>\n<parameter name="opts">{"a": 1}</parameter>\n</invoke>\n</minimax:tool_call>',
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(TYPED))
+def test_xml_values_are_typed_by_the_schema(fmt: str) -> None:
+    expected = [Call("lookup", {"code": "007", "n": 7, "flag": True, "opts": {"a": 1}})]
+    assert parse_calls(TYPED[fmt], format=fmt, tools=TOOLS) == expected
+    assert parse_calls(TYPED[fmt], tools=TOOLS) == expected
+    # without a schema: JSON when it parses ("007" does not), else text
+    assert parse_calls(TYPED[fmt], format=fmt) == [Call("lookup", {"code": "007", "n": 7, "flag": True, "opts": {"a": 1}})]
+    metric = ToolCallMetric(tools=TOOLS, prediction_format=fmt)
+    assert metric(TYPED[fmt], expected).exact
+
+
+def test_xml_text_value_that_is_not_json_stays_text() -> None:
+    text = "<tool_call>\n<function=f>\n<parameter=q>\nhello world\n</parameter>\n</function>\n</tool_call>"
+    assert parse_calls(text) == [Call("f", {"q": "hello world"})]
+
+
+# --- family specifics
+
+
+@pytest.mark.parametrize("text", [
+    '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris", "days": 3}<|call|>',
+    '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris", "days": 3}<|call|>',
+])
+def test_harmony_recipient_before_or_after_the_channel(text: str) -> None:
+    assert parse_calls(text) == [W] == parse_calls(text, format="gpt-oss")
+
+
+def test_harmony_analysis_and_final_text_are_never_calls() -> None:
+    text = ('<|channel|>analysis<|message|>[get_weather(city="Rome")] would be wrong.<|end|>'
+            '<|start|>assistant<|channel|>final<|message|>{"name": "get_weather", "arguments": {}}<|return|>')
+    assert parse_calls(text) == []
+
+
+def test_llama_builtin_tool_call_names_the_tool() -> None:
+    text = '<|python_tag|>brave_search.call(query="weather in Paris")<|eom_id|>'
+    assert parse_calls(text) == [Call("brave_search", {"query": "weather in Paris"})]
+
+
+def test_mistral_name_then_json_without_args_marker() -> None:
+    assert parse_calls('[TOOL_CALLS]get_weather{"city": "Paris", "days": 3}') == [W]
+
+
+def test_deepseek_v32_plain_tags_and_json_body() -> None:
+    text = '<function_calls>\n<invoke name="get_weather">\n{"city": "Paris", "days": 3}\n</invoke>\n</function_calls>'
+    assert parse_calls(text) == [W]
+
+
+def test_olmo_function_calls_keep_every_line() -> None:
+    text = "<function_calls>\nget_weather(city='Paris', days=3)\nget_time()\n</function_calls>"
+    assert parse_calls(text) == [W, T] == parse_calls(text, format="olmo3")
+
+
+def test_qwen3_coder_without_the_tool_call_wrapper() -> None:
+    assert parse_calls("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>") == [W]
+
+
+def test_closing_tag_inside_a_json_string_is_data() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {"q": "</tool_call>"}}</tool_call>'
+    assert parse_calls(text) == [Call("f", {"q": "</tool_call>"})]
+
+
+# --- adversarial inputs: every reader is one linear pass (a quadratic one would not finish)
+
+OPENERS = ["<tool_call>", "<function=", "<parameter=", "<|channel|>", "<|message|>", DS["call"], f"<{DSML}invoke name=\"",
+           "<|tool_call_begin|>", "<|python_tag|>", "<|python_start|>", "[TOOL_CALLS]", "[TOOL_CALLS]f[ARGS]", "<|tool_call|>",
+           "<|tool_call_start|>", "functools[", "<|action_start|><|plugin|>", "<tool_calls>", "<TOOLCALL>", "<|tool_call>call:f{",
+           "<|\"|>", "<minimax:tool_call><invoke name=\"f\">", "<|START_ACTION|>", "<function_calls>", "\n>>>f\n",
+           "function call{", "<|tools_prefix|>", "<think>", "</think>", "<arg_key>", "```", "[f(", "{\"name\": "]
+
+
+def _adversarial(opener: str, size: int) -> list[str]:
+    reps = max(1, size // max(1, len(opener)))
+    return [opener * reps, opener + "a" * size, opener + "0" * size, opener + "{" * 60 + "}" * 60 + " " * size,
+            opener + "[" * 30 + "x" * size]
+
+
+@pytest.mark.parametrize("opener", OPENERS)
+def test_adversarial_inputs_finish(opener: str) -> None:
+    """Through ``auto`` and the family the opener announces; 100k and 200k characters."""
+    hit = find_marker(opener + "x")
+    readers = ["auto", "python"] + ([hit[0]] if hit else [])
+    for size in (100_000, 200_000):
+        for text in _adversarial(opener, size):
+            for fmt in readers:
+                start = time.perf_counter()
+                try:
+                    parse_calls(text, format=fmt)
+                except ToolCallParseError:
+                    pass
+                assert time.perf_counter() - start < 10, (fmt, opener, size)  # a hang guard, not a timing claim
+
+
+def test_every_reader_finishes_on_a_long_run_of_its_own_marker() -> None:
+    for fmt in sorted({next(n for n, r in FORMATS.items() if r is reader) for reader in set(FORMATS.values())}):
+        for text in ("<" * 100_000, "{" * 50 + "a" * 100_000, "[f(a=" + "0" * 99_000 + ")]", "```" + "a" * 100_000):
+            start = time.perf_counter()
+            try:
+                parse_calls(text, format=fmt)
+            except ToolCallParseError:
+                pass
+            assert time.perf_counter() - start < 10, fmt

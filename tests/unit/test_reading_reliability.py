@@ -1,0 +1,138 @@
+"""Issue 10: silent misreads and the reliability review — each case failed before."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import time
+
+import pytest
+
+from toolcall_f1 import Call, ToolCallMetric, ToolCallParseError, parse_calls
+from toolcall_f1.parsing import FORMATS, Context, register_format, unregister_format
+
+F = Call("get_weather", {"city": "Paris"})
+G = Call("get_time", {"tz": "UTC"})
+A = Call("a", {"x": 1})
+B = Call("b", {"y": 2})
+
+SILENT_MISREADS = [
+    ("prose before bare JSON", 'Here is the result: {"name": "get_weather", "parameters": {"city": "Paris"}} Anything else?', [F]),
+    ("think block before a JSON list", '<think>\nThe user wants weather. Maybe [get_time(tz="UTC")]?\n</think>\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]', [F]),
+    ("prose before a Python list, no colon", "I will call [get_weather(city='Paris')] now.", [F]),
+    ("two lists on a line", "[a(x=1)] and [b(y=2)]", [A, B]),
+    ("OLMo function_calls block", "<function_calls>a(x=1)\nb(y=2)</function_calls>", [A, B]),
+    ("JSON call followed by prose", '{"name": "get_weather", "arguments": {"city": "Paris"}}\nLet me know if you need more.', [F]),
+    ("JSON list followed by prose", '[{"name": "a", "arguments": {"x": 1}}] That is all.', [A]),
+    ("closing think only (opening tag in the prompt)", 'The user asks for weather, so [get_time(tz="UTC")] is wrong.\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', [F]),
+    ("seed think", '<seed:think>call get_time?</seed:think>[get_weather(city="Paris")]', [F]),
+    ("calls in two fences", "First:\n```python\n[a(x=1)]\n```\nThen:\n```python\n[b(y=2)]\n```", [A, B]),
+    ("spaces around the call syntax", "[ a ( x = 1 ) , b ( y = 2 ) ]", [A, B]),
+    ("JSON lines in prose", 'I will call two tools.\n{"name": "a", "arguments": {"x": 1}}\n{"name": "b", "arguments": {"y": 2}}', [A, B]),
+]
+
+
+@pytest.mark.parametrize("name,text,expected", SILENT_MISREADS, ids=[c[0] for c in SILENT_MISREADS])
+def test_no_silent_misread(name: str, text: str, expected: list[Call]) -> None:
+    assert parse_calls(text) == expected
+
+
+def test_fence_sample_does_not_hide_a_real_tool_call() -> None:
+    text = ("You could call it like this:\n```python\nimport requests\nrequests.get(url)\n```\n"
+            'Calling it now.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
+    assert parse_calls(text) == [F]
+
+
+def test_a_fence_inside_a_json_string_is_data() -> None:
+    code = "```python\nprint('hi')\n```"
+    call = {"name": "run", "arguments": {"code": code}}
+    pretty = json.dumps(call, indent=2)
+    assert parse_calls(pretty) == [Call("run", {"code": code})]
+    assert parse_calls("Sure:\n" + pretty + "\nDone.") == [Call("run", {"code": code})]
+
+
+def test_calls_outside_fences_are_read_too() -> None:
+    text = "Step one:\n```json\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n```\nAnd also [b(y=2)]"
+    assert parse_calls(text) == [A, B]
+
+
+@pytest.mark.parametrize("text", ["```" + "a" * 100_000, "[f(a=" + "0" * 99_000 + ")]", "```\n" + "a" * 100_000])
+def test_former_quadratic_inputs_finish(text: str) -> None:
+    start = time.perf_counter()
+    try:
+        parse_calls(text)
+    except ToolCallParseError:
+        pass
+    assert time.perf_counter() - start < 10  # a hang guard (they took minutes), not a timing claim
+
+
+def test_run_of_zeros_reads_like_the_ast_reader() -> None:
+    assert parse_calls("[f(a=" + "0" * 5_000 + ")]") == [Call("f", {"a": 0})]
+    with pytest.raises(ToolCallParseError):
+        parse_calls("[f(a=007)]")
+
+
+@pytest.mark.parametrize("text", ["\ufeff[get_weather(city='Paris')]", '\u200b{"name": "get_weather", "arguments": {"city": "Paris"}}',
+                                  "\ufeff\u200b <tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call>"])
+def test_leading_bom_and_zero_width_space_are_stripped(text: str) -> None:
+    assert parse_calls(text) == [F]
+
+
+def test_chat_trace_prediction_reads_assistant_turns_only() -> None:
+    trace = [
+        {"role": "system", "content": "Answer with [f(a=1)] style calls."},
+        {"role": "user", "content": "[get_time(tz='UTC')] please? Actually the weather."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21, "unit": "C"}'},
+    ]
+    assert parse_calls(trace) == [F]
+    assert ToolCallMetric()(trace, [("get_weather", {"city": "Paris"})]).exact
+
+
+def test_unclosed_reasoning_ends_at_a_call_the_model_began() -> None:
+    # Kimi-K2-Thinking and others call without closing <think>: the call is read ...
+    text = '<think>I need the weather.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    assert parse_calls(text) == [F]
+    # ... a cut-off one is an error, and reasoning cut off before any call is no call
+    with pytest.raises(ToolCallParseError, match="hermes"):
+        parse_calls('<think>\nI will call <tool_call>{"name": "get_weather"')
+    assert parse_calls("<think>\nStill thinking about [get_time(tz='UTC')]") == []
+
+
+def test_think_tag_inside_a_call_argument_is_data() -> None:
+    text = '<tool_call>{"name": "echo", "arguments": {"s": "<think>x</think>"}}</tool_call>'
+    assert parse_calls(text) == [Call("echo", {"s": "<think>x</think>"})]
+    assert parse_calls('{"name": "echo", "arguments": {"s": "a </think> b"}}') == [Call("echo", {"s": "a </think> b"})]
+
+
+def test_bfcl_mode_is_unchanged_by_the_new_readers() -> None:
+    for text in ("\ufeff[f(a=1)]", "<think>x</think>[f(a=1)]", "I will call [f(a=1)]"):
+        with pytest.raises(ToolCallParseError):
+            parse_calls(text, format="bfcl")
+
+
+def test_context_is_picklable_and_carries_parameter_schemas() -> None:
+    ctx = pickle.loads(pickle.dumps(Context()))
+    assert ctx.param_order("f") is None and ctx.param_schema("f", "a") is None  # type: ignore[misc]
+
+
+def test_register_format_adds_a_reader_auto_finds_by_marker() -> None:
+    def read_bang(text: str, ctx: Context) -> list[Call]:
+        name = text.split("!!CALL ", 1)[1].split()[0]
+        return [Call(name, {})]
+
+    register_format("bang_test", read_bang, aliases=("bang_alias",), markers=["!!CALL "])
+    try:
+        assert parse_calls("Sure. !!CALL ping now") == [Call("ping", {})]
+        assert parse_calls("!!CALL pong", format="bang_alias") == [Call("pong", {})]
+    finally:
+        unregister_format("bang_test")
+    assert "bang_test" not in FORMATS and "bang_alias" not in FORMATS
+    assert parse_calls("Sure. !!CALL ping now") == []
+
+
+def test_unregistering_a_format_keeps_other_names_of_a_shared_reader() -> None:
+    register_format("hermes_copy_test", FORMATS["hermes"])
+    unregister_format("hermes_copy_test")
+    assert "hermes" in FORMATS and "qwen" in FORMATS

@@ -1,0 +1,1064 @@
+"""Readers for the tool-call markers of model families (SPEC §2, "Model families' own markers").
+
+Each family is learnt from the model's chat template and the tool parsers of vLLM / SGLang,
+and registered with :func:`~toolcall_f1.parsing.register_format` under its name, its aliases
+and the markers by which ``"auto"`` finds it. Every reader is one forward pass over the text
+(``NextFinder`` remembers where the next tag is, so a missing closing tag is looked for once),
+never executes anything, and follows one rule: **a family's marker from which no complete call
+can be read is a parse error naming the family and the character offset** — never zero calls.
+A call whose closing tag is missing is read when its body is complete (a JSON value closes
+itself; an XML-style call needs its closing tag), so a cut-off generation is an error.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .calls import MAX_DEPTH, Call, ToolCallParseError, check_text_limits, coerce_structured
+from .parsing import (
+    _DECODER,
+    Context,
+    NextFinder,
+    _decode_at,
+    _python_whole,
+    _scan_prose,
+    err_at,
+    read_plain,
+    register_format,
+)
+
+__all__ = ["xml_value"]
+
+_WS = " \t\r\n"
+#: End-of-turn tokens a decoder may leave after the calls.
+_END_TOKENS = (
+    "</s>", "<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>", "<eos>", "<end_of_turn>", "<|END_OF_TURN_TOKEN|>",
+)
+
+
+def _skip(text: str, pos: int, chars: str = _WS) -> int:
+    n = len(text)
+    while pos < n and text[pos] in chars:
+        pos += 1
+    return pos
+
+
+def _skip_fence_open(text: str, pos: int) -> int:
+    """Past a Markdown fence opener (```json + newline) at ``pos``, if there is one."""
+    if text.startswith("```", pos):
+        nl = text.find("\n", pos)
+        return len(text) if nl < 0 else _skip(text, nl + 1)
+    return pos
+
+
+def _python_list_start(text: str, pos: int) -> bool:
+    """``[`` that opens a list of Python calls, not a JSON list."""
+    j = _skip(text, pos + 1)
+    return j < len(text) and text[j] not in "{\"]"
+
+
+# --------------------------------------------------------------------------- block bodies
+
+
+def _json_run(text: str, pos: int, fmt: str) -> tuple[list[Any], int]:
+    """JSON values one after another from ``pos`` (separated by space, ``,`` or ``;``)."""
+    values: list[Any] = []
+    while True:
+        value, pos = _decode_at(text, pos, fmt)
+        values.append(value)
+        j = _skip(text, pos, _WS + ",;")
+        if j >= len(text) or text[j] != "{":
+            return values, pos
+        pos = j
+
+
+def _calls_of(values: list[Any], fmt: str, text: str, pos: int) -> list[Call]:
+    data: Any = values[0] if len(values) == 1 else values
+    try:
+        return coerce_structured(data, fmt=fmt)
+    except ToolCallParseError as err:
+        raise err_at(fmt, err.reason, text, pos) from None
+
+
+def _python_body(body: str, ctx: Context, fmt: str, text: str, pos: int) -> list[Call]:
+    """Python call syntax filling a block: a list, one call, or one call per line."""
+    body = body.strip().strip("`").strip()
+    if body.startswith("python\n"):
+        body = body[7:].strip()
+    if not body:
+        raise err_at(fmt, "an empty tool-call block", text, pos)
+    try:
+        return _python_whole(body, ctx, fmt, lenient=True)
+    except ToolCallParseError as whole:
+        try:
+            calls, tried = _scan_prose(body, ctx, fmt, json_calls=False)
+        except ToolCallParseError as err:
+            raise err_at(fmt, err.reason, text, pos) from None
+        if tried:
+            return calls
+        raise err_at(fmt, whole.reason, text, pos) from None
+
+
+def _read_body(
+    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
+) -> tuple[list[Call], int]:
+    """The calls of one block whose body starts at ``pos``: JSON (one or several values,
+    optionally fenced) or Python call syntax. Returns the calls and where the block ends
+    (past ``close`` when it follows). A JSON body ends where the JSON ends, so a closing tag
+    inside a JSON string is data; a missing closing tag is accepted when the body is complete.
+    """
+    i = _skip_fence_open(text, _skip(text, pos))
+    n = len(text)
+    if i < n and (text[i] == "{" or (text[i] == "[" and not _python_list_start(text, i))):
+        values, j = _json_run(text, i, fmt)
+        calls = _calls_of(values, fmt, text, i)
+        j = _skip(text, j, _WS + "`,;")
+        if close and text.startswith(close, j):
+            j += len(close)
+        return calls, j
+    end = nxt.find(close, i) if close else -1
+    stop = end if end >= 0 else n
+    if opener:
+        again = nxt.find(opener, i)
+        if 0 <= again < stop:
+            stop = again
+    for tok in _END_TOKENS:
+        k = text.find(tok, i, stop)
+        if k >= 0:
+            stop = k
+    if fmt == "llama" and stop < n and not text[i:stop].strip():
+        return [], stop  # <|python_tag|><|eom_id|>: the turn ended with no call (as before)
+    calls = _python_body(text[i:stop], ctx, fmt, text, i)
+    return calls, (stop + len(close) if close and stop == end else stop)
+
+
+def _blocks(
+    text: str, ctx: Context, fmt: str, opener: str, close: str | None, *, body: Any = None
+) -> list[Call] | None:
+    """Every ``opener … close`` block in order, or None when the text has no opener."""
+    nxt = NextFinder(text)
+    read = body or _read_body
+    calls: list[Call] = []
+    pos = nxt.find(opener, 0)
+    if pos < 0:
+        return None
+    while pos >= 0:
+        got, end = read(text, pos + len(opener), ctx, fmt, close, nxt, opener)
+        calls.extend(got)
+        pos = nxt.find(opener, max(end, pos + len(opener)))
+    return calls
+
+
+def _tag_reader(fmt: str, opener: str, close: str | None) -> Any:
+    def reader(text: str, ctx: Context) -> list[Call]:
+        check_text_limits(text, fmt)
+        calls = _blocks(text, ctx, fmt, opener, close)
+        return read_plain(text, ctx) if calls is None else calls
+
+    reader.__name__ = f"read_{fmt}"
+    reader.__doc__ = f"{fmt}: ``{opener}`` JSON or Python calls" + (f" ``{close}``" if close else "") + "."
+    return reader
+
+
+# --------------------------------------------------------------------------- typed XML values
+
+
+def _json_exact(s: str) -> Any:
+    value, end = _DECODER.raw_decode(s)
+    if end != len(s):
+        raise ValueError("extra data")
+    return value
+
+
+def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
+    """A parameter value written as text (XML-style formats): typed by the parameter's schema
+    when one is known (a string parameter keeps the text), else JSON when it parses as JSON,
+    else the text.
+
+    Parameters
+    ----------
+    raw
+        The text between the parameter's tags (one leading and one trailing newline dropped).
+    schema
+        The parameter's JSON schema, or None.
+
+    Returns
+    -------
+    Any
+        The value.
+
+    Raises
+    ------
+    ToolCallParseError
+        Never for a value: text that is not JSON stays text.
+
+    Examples
+    --------
+    >>> xml_value("42", None), xml_value("42", {"type": "string"}), xml_value("Paris", None)
+    (42, '42', 'Paris')
+    >>> xml_value('\\n{"a": [1, true]}\\n', {"type": "object"})
+    {'a': [1, True]}
+    """
+    if raw.startswith("\n"):  # Qwen3-Coder writes <parameter=k>\nvalue\n</parameter>
+        raw = raw[1:]
+        if raw.endswith("\n"):
+            raw = raw[:-1]
+    types = None if schema is None else schema.get("type")
+    if isinstance(types, str):
+        types = [types]
+    if types and all(t == "string" for t in types):
+        return raw
+    s = raw.strip()
+    try:
+        return _json_exact(s)
+    except (ValueError, RecursionError, ToolCallParseError):
+        pass
+    if types and "boolean" in types and s in ("True", "False"):
+        return s == "True"
+    if s[:1] in "[{" and '\\"' in s:  # JSON written with escaped quotes (as inside a JSON string)
+        try:
+            return _json_exact(_json_exact('"' + s + '"'))
+        except (ValueError, RecursionError, ToolCallParseError, TypeError):
+            pass
+    return raw
+
+
+def _typed(ctx: Context, tool: str, key: str, raw: str) -> Any:
+    return xml_value(raw, ctx.param_schema(tool, key))  # type: ignore[misc]
+
+
+def _make(name: str, args: dict[str, Any], fmt: str, text: str, pos: int) -> Call:
+    name = name.strip()
+    if not name or any(c in name for c in "<>\"'{} \t\r\n"):
+        raise err_at(fmt, f"a call needs a tool name, got {name[:40]!r}", text, pos)
+    try:
+        return coerce_structured((name, args), fmt=fmt)[0]
+    except ToolCallParseError as err:
+        raise err_at(fmt, err.reason, text, pos) from None
+
+
+# --------------------------------------------------------------------------- <tool_call> family
+
+
+def _qwen3_function(text: str, pos: int, ctx: Context, fmt: str, nxt: NextFinder) -> tuple[Call, int]:
+    """``<function=NAME><parameter=KEY>value</parameter>…</function>`` at ``pos``; also the
+    Functionary body ``<function=NAME>{json}</function>``."""
+    head_end = text.find(">", pos)
+    nl = nxt.find("\n", pos)
+    if head_end < 0 or (0 <= nl < head_end):
+        raise err_at(fmt, "a <function= tag that is never closed", text, pos)
+    name = text[pos + len("<function=") : head_end]
+    if text.startswith("<function name=", pos):
+        name = name[len(" name=") - 1 :].strip().strip('"')
+    args: dict[str, Any] = {}
+    i = _skip(text, head_end + 1)
+    if text.startswith("{", i):
+        value, i = _decode_at(text, i, fmt)
+        if not isinstance(value, dict):
+            raise err_at(fmt, "expected a JSON object of arguments", text, head_end + 1)
+        args = value
+        i = _skip(text, i)
+    while text.startswith("<parameter=", i):
+        key_end = text.find(">", i)
+        if key_end < 0:
+            raise err_at(fmt, "a <parameter= tag that is never closed", text, i)
+        key = text[i + len("<parameter=") : key_end].strip()
+        ends = [e for e in (nxt.find("</parameter>", key_end), nxt.find("<parameter=", key_end), nxt.find("</function>", key_end)) if e >= 0]
+        if not ends:
+            raise err_at(fmt, f"parameter {key!r} is cut off (no </parameter>)", text, i)
+        stop = min(ends)
+        if key in args:
+            raise err_at(fmt, f"parameter {key!r} given twice", text, i)
+        args[key] = _typed(ctx, name.strip(), key, text[key_end + 1 : stop])
+        i = _skip(text, stop + len("</parameter>") if text.startswith("</parameter>", stop) else stop)
+    if not text.startswith("</function>", i):
+        if i >= len(text) or not text.startswith(("</tool_call>", "</seed:tool_call>"), i):
+            raise err_at(fmt, f"call {name.strip()!r} is cut off or malformed (expected </function>)", text, i)
+        return _make(name, args, fmt, text, pos), i
+    return _make(name, args, fmt, text, pos), i + len("</function>")
+
+
+def _glm_call(body: str, text: str, pos: int, ctx: Context) -> Call:
+    """GLM-4.5/4.6: ``NAME<arg_key>k</arg_key><arg_value>v</arg_value>…`` (the block's body)."""
+    k = body.find("<arg_key>")
+    name = (body if k < 0 else body[:k]).strip()
+    if name.endswith("\\n"):  # the newline after the name written escaped
+        name = name[:-2].strip()
+    args: dict[str, Any] = {}
+    while k >= 0:
+        kend = body.find("</arg_key>", k)
+        vstart = body.find("<arg_value>", kend)
+        vend = body.find("</arg_value>", vstart)
+        if kend < 0 or vstart < 0 or vend < 0:
+            raise err_at("glm45", "an <arg_key> without its </arg_key><arg_value>…</arg_value>", text, pos + k)
+        key = body[k + len("<arg_key>") : kend].strip()
+        args[key] = _typed(ctx, name, key, body[vstart + len("<arg_value>") : vend])
+        k = body.find("<arg_key>", vend)
+    return _make(name, args, "glm45", text, pos)
+
+
+def _tool_call_body(
+    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
+) -> tuple[list[Call], int]:
+    """One ``<tool_call>`` block: Hermes JSON, Qwen3-Coder ``<function=…>``, GLM
+    ``NAME<arg_key>…``, or Python call syntax."""
+    i = _skip(text, pos)
+    if text.startswith("<function=", i):
+        calls: list[Call] = []
+        while text.startswith("<function=", i):
+            call, i = _qwen3_function(text, i, ctx, "qwen3_coder", nxt)
+            calls.append(call)
+            i = _skip(text, i)
+        if close and text.startswith(close, i):
+            i += len(close)
+        return calls, i
+    if i < len(text) and text[i] in "{[`":
+        return _read_body(text, pos, ctx, fmt, close, nxt, opener)
+    end = nxt.find(close, i) if close else -1
+    if end < 0:
+        family = "glm45" if text.find("<arg_key>", i) >= 0 else fmt
+        raise err_at(family, f"a {opener} block that is never closed", text, i)
+    body = text[i:end]
+    head = body.split("<arg_key>", 1)[0]
+    if "<arg_key>" in body or ("(" not in head and head.strip() and "\n" not in head.strip()):
+        return [_glm_call(body, text, i, ctx)], end + len(close or "")
+    return _read_body(text, pos, ctx, fmt, close, nxt, opener)
+
+
+def read_hermes(text: str, ctx: Context) -> list[Call]:
+    """Hermes / Qwen 2.5 ``<tool_call>{json}</tool_call>`` blocks (several allowed); a block
+    may also hold Qwen3-Coder ``<function=…>`` or GLM ``NAME<arg_key>…`` calls.
+
+    Examples
+    --------
+    >>> read_hermes('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>\\n<tool_call>{"name": "g", "arguments": {}}</tool_call>', Context())
+    [f(a=1), g()]
+    >>> read_hermes('<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>', Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON at character 46: Expecting ',' delimiter (in '{"name": "f", "arguments": {"a": 1}</tool_call>')
+    """
+    check_text_limits(text, "hermes")
+    calls = _blocks(text, ctx, "hermes", "<tool_call>", "</tool_call>", body=_tool_call_body)
+    if calls is None:
+        return read_qwen3_coder(text, ctx) if _FUNCTION_TAG.search(text) else read_plain(text, ctx)
+    return calls
+
+
+def read_glm45(text: str, ctx: Context) -> list[Call]:
+    """GLM-4.5 / 4.6 ``<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>``.
+
+    Examples
+    --------
+    >>> read_glm45('<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>Paris</arg_value>\\n<arg_key>days</arg_key>\\n<arg_value>3</arg_value>\\n</tool_call>', Context())
+    [get_weather(city='Paris', days=3)]
+    """
+    check_text_limits(text, "glm45")
+    calls = _blocks(text, ctx, "glm45", "<tool_call>", "</tool_call>", body=_tool_call_body)
+    return read_plain(text, ctx) if calls is None else calls
+
+
+def read_qwen3_coder(text: str, ctx: Context) -> list[Call]:
+    """Qwen3-Coder / Qwen3.5 / Seed-OSS XML function blocks, with or without the
+    ``<tool_call>`` / ``<seed:tool_call>`` wrapper; values typed by the tool's schema.
+
+    Examples
+    --------
+    >>> read_qwen3_coder('<tool_call>\\n<function=get_weather>\\n<parameter=city>\\nParis\\n</parameter>\\n<parameter=days>\\n3\\n</parameter>\\n</function>\\n</tool_call>', Context())
+    [get_weather(city='Paris', days=3)]
+    """
+    check_text_limits(text, "qwen3_coder")
+    nxt = NextFinder(text)
+    pos, _ = nxt.search(_FUNCTION_TAG, 0)
+    if pos < 0:
+        return read_hermes(text, ctx)
+    calls: list[Call] = []
+    while pos >= 0:
+        call, end = _qwen3_function(text, pos, ctx, "qwen3_coder", nxt)
+        calls.append(call)
+        pos, _ = nxt.search(_FUNCTION_TAG, end)
+    return calls
+
+
+_FUNCTION_TAG = re.compile(r'<function(?:=| name=")')
+
+
+# --------------------------------------------------------------------------- invoke XML (DSML, MiniMax)
+
+_INVOKE = re.compile(r'<(?:\uff5cDSML\uff5c)?invoke\s+name="([^"<>\n]*)"\s*>')
+_PARAM = re.compile(r'<(?:\uff5cDSML\uff5c)?parameter\s+name="([^"<>\n]*)"(?:\s+string="(true|false)")?\s*>')
+_PARAM_END = re.compile(r"</(?:\uff5cDSML\uff5c)?parameter>")
+_INVOKE_END = re.compile(r"</(?:\uff5cDSML\uff5c)?invoke>")
+
+
+def _invoke_calls(text: str, ctx: Context, fmt: str) -> list[Call] | None:
+    """``<invoke name="f"><parameter name="k" [string="true"]>v</parameter></invoke>`` blocks
+    (DeepSeek V3.2 DSML with or without the ``｜DSML｜`` prefix, MiniMax-M2); a body may also
+    be one JSON object of arguments. None when there is no invoke tag."""
+    nxt = NextFinder(text)
+    start, head_end = nxt.search(_INVOKE, 0)
+    if start < 0:
+        return None
+    calls: list[Call] = []
+    while start >= 0:
+        m = _INVOKE.match(text, start)
+        assert m is not None
+        name = m.group(1)
+        end_start, end_end = nxt.search(_INVOKE_END, head_end)
+        if end_start < 0:
+            raise err_at(fmt, f"call {name!r} is cut off (no </invoke>)", text, start)
+        args: dict[str, Any] = {}
+        i = _skip(text, head_end)
+        if text.startswith("{", i):
+            value, i = _decode_at(text, i, fmt)
+            if not isinstance(value, dict):
+                raise err_at(fmt, "expected a JSON object of arguments", text, i)
+            args = value
+        while True:
+            ps, pe = nxt.search(_PARAM, i)
+            if ps < 0 or ps > end_start:
+                break
+            pm = _PARAM.match(text, ps)
+            assert pm is not None
+            vs, ve = nxt.search(_PARAM_END, pe)
+            if vs < 0 or vs > end_start:
+                raise err_at(fmt, f"parameter {pm.group(1)!r} is cut off (no </parameter>)", text, ps)
+            raw = text[pe:vs]
+            schema = ctx.param_schema(name, pm.group(1))  # type: ignore[misc]
+            if schema is not None:
+                args[pm.group(1)] = xml_value(raw, schema)
+            elif pm.group(2) == "true":
+                args[pm.group(1)] = raw
+            elif pm.group(2) == "false":
+                try:
+                    args[pm.group(1)] = _json_exact(raw.strip())
+                except (ValueError, RecursionError, ToolCallParseError):
+                    raise err_at(fmt, f"parameter {pm.group(1)!r} is marked string=\"false\" but is not JSON", text, pe) from None
+            else:
+                args[pm.group(1)] = _typed(ctx, name, pm.group(1), raw.strip("\n") if fmt == "minimax_m2" else raw)
+            i = ve
+        calls.append(_make(name, _unwrapped(args, name, ctx), fmt, text, start))
+        start, head_end = nxt.search(_INVOKE, end_end)
+    return calls
+
+
+def _unwrapped(args: dict[str, Any], name: str, ctx: Context) -> dict[str, Any]:
+    """A sole ``arguments`` / ``input`` parameter holding the whole argument object, when the
+    tool's schema has no such parameter."""
+    if len(args) != 1:
+        return args
+    ((key, value),) = args.items()
+    if key not in ("arguments", "input", "parameters") or ctx.param_order(name) is None or key in (ctx.param_order(name) or ()):
+        return args
+    if isinstance(value, str):
+        try:
+            value = _json_exact(value.strip())
+        except (ValueError, RecursionError, ToolCallParseError):
+            return args
+    return value if isinstance(value, dict) else args
+
+
+def _invoke_reader(fmt: str, section: str) -> Any:
+    def reader(text: str, ctx: Context) -> list[Call]:
+        check_text_limits(text, fmt)
+        calls = _invoke_calls(text, ctx, fmt)
+        if calls is None:
+            k = text.find(section)
+            if k >= 0:
+                raise err_at(fmt, f"{section} holds no <invoke name=…> call", text, k)
+            return read_plain(text, ctx)
+        return calls
+
+    return reader
+
+
+read_deepseek_v32 = _invoke_reader("deepseek_v32", "<\uff5cDSML\uff5cfunction_calls>")
+read_deepseek_v32.__doc__ = """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls><｜DSML｜invoke name="f">
+<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter></｜DSML｜invoke>…``
+(``string="false"`` values are JSON).
+
+Examples
+--------
+>>> read_deepseek_v32('<\uff5cDSML\uff5cfunction_calls>\\n<\uff5cDSML\uff5cinvoke name="f">\\n<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>\\n<\uff5cDSML\uff5cparameter name="days" string="false">3</\uff5cDSML\uff5cparameter>\\n</\uff5cDSML\uff5cinvoke>\\n</\uff5cDSML\uff5cfunction_calls>', Context())
+[f(city='Paris', days=3)]
+"""
+read_minimax_m2 = _invoke_reader("minimax_m2", "<minimax:tool_call>")
+read_minimax_m2.__doc__ = """MiniMax-M2: ``<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter>
+</invoke></minimax:tool_call>``; values typed by the schema, else JSON, else text.
+
+Examples
+--------
+>>> read_minimax_m2('<minimax:tool_call>\\n<invoke name="f">\\n<parameter name="city">Paris</parameter>\\n<parameter name="days">3</parameter>\\n</invoke>\\n</minimax:tool_call>', Context())
+[f(city='Paris', days=3)]
+"""
+
+
+def read_olmo3(text: str, ctx: Context) -> list[Call]:
+    """OLMo 3 ``<function_calls>`` with one Python call per line (an ``<invoke>`` body is
+    read as DeepSeek's plain-tag form).
+
+    Examples
+    --------
+    >>> read_olmo3("<function_calls>\\nf(a=1)\\ng(b='x')\\n</function_calls>", Context())
+    [f(a=1), g(b='x')]
+    """
+    check_text_limits(text, "olmo3")
+    invoked = _invoke_calls(text, ctx, "deepseek_v32") if "<invoke" in text else None
+    if invoked is not None:
+        return invoked
+    calls = _blocks(text, ctx, "olmo3", "<function_calls>", "</function_calls>")
+    return read_plain(text, ctx) if calls is None else calls
+
+
+# --------------------------------------------------------------------------- Harmony (gpt-oss)
+
+_RECIPIENT = re.compile(r"to=([^\s<]+)")
+_HARMONY_STOPS = ("<|end|>", "<|call|>", "<|return|>", "<|start|>")
+
+
+def read_harmony(text: str, ctx: Context) -> list[Call]:
+    """gpt-oss Harmony: a message whose header names a recipient is a call
+    (``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{json}<|call|>``,
+    the recipient also before the channel); analysis and final text are never calls.
+
+    Examples
+    --------
+    >>> read_harmony('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>', Context())
+    [get_weather(city='Paris')]
+    >>> read_harmony('<|channel|>final<|message|>It is sunny.<|return|>', Context())
+    []
+    """
+    check_text_limits(text, "harmony")
+    nxt = NextFinder(text)
+    calls: list[Call] = []
+    head = 0
+    n = len(text)
+    while head < n:
+        msg = nxt.find("<|message|>", head)
+        if msg < 0:
+            if "to=functions." in text[head:]:
+                raise err_at("harmony", "a message to a tool is cut off (no <|message|>)", text, head)
+            break
+        header = text[head:msg]
+        start = msg + len("<|message|>")
+        stops = [s for s in (nxt.find(t, start) for t in _HARMONY_STOPS) if s >= 0]
+        end = min(stops) if stops else n
+        r = _RECIPIENT.search(header)
+        if r is not None and r.group(1).startswith("functions."):  # built-in tools are not function calls
+            name = r.group(1)[len("functions."):]
+            body = text[start:end].strip()
+            if not body:
+                raise err_at("harmony", f"call {name!r} has no arguments message", text, start)
+            args, stop = _decode_at(body, 0, "harmony")
+            if body[stop:].strip() or not isinstance(args, dict):
+                raise err_at("harmony", f"the arguments of {name!r} are not one JSON object", text, start)
+            calls.append(_make(name, args, "harmony", text, head + r.start()))
+        if end >= n:
+            break
+        head = end if text.startswith("<|start|>", end) else end + len(next(t for t in _HARMONY_STOPS if text.startswith(t, end)))
+    return calls
+
+
+# --------------------------------------------------------------------------- DeepSeek V3 / V3.1 / R1
+
+_DS_CALL = "<\uff5ctool\u2581call\u2581begin\uff5c>"
+_DS_SEP = "<\uff5ctool\u2581sep\uff5c>"
+_DS_CALL_END = "<\uff5ctool\u2581call\u2581end\uff5c>"
+_DS_CALLS = "<\uff5ctool\u2581calls\u2581begin\uff5c>"
+_DS_OPEN = re.compile("<\uff5ctool\u2581call\u2581begin\uff5c>|<\uff5ctool\u2581calls\uff5c>")
+
+
+def read_deepseek(text: str, ctx: Context) -> list[Call]:
+    """DeepSeek V3 / R1 (``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + fenced JSON) and
+    V3.1 (``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}``), inside ``<｜tool▁calls▁begin｜>``.
+
+    Examples
+    --------
+    >>> read_deepseek('<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5ctool\u2581sep\uff5c>f\\n```json\\n{"a": 1}\\n```<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>', Context())
+    [f(a=1)]
+    >>> read_deepseek('<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"a": 1}<\uff5ctool\u2581call\u2581end\uff5c>', Context())
+    [f(a=1)]
+    """
+    check_text_limits(text, "deepseek")
+    nxt = NextFinder(text)
+    pos, start = nxt.search(_DS_OPEN, 0)
+    if pos < 0:
+        k = text.find(_DS_CALLS)
+        if k >= 0:
+            raise err_at("deepseek", "<｜tool▁calls▁begin｜> holds no <｜tool▁call▁begin｜> call", text, k)
+        return read_plain(text, ctx)
+    calls: list[Call] = []
+    while pos >= 0:
+        sep = nxt.find(_DS_SEP, start)
+        nxt_call, _ = nxt.search(_DS_OPEN, start)
+        if sep < 0 or 0 <= nxt_call < sep:
+            raise err_at("deepseek", "a call without <｜tool▁sep｜> (cut off?)", text, pos)
+        kind = text[start:sep].strip()
+        i = sep + len(_DS_SEP)
+        if kind in ("function", ""):
+            nl = text.find("\n", i)
+            brace = text.find("{", i)
+            cut = min(x for x in (nl, brace, len(text)) if x >= 0)
+            name, i = text[i:cut], cut
+        else:
+            name = kind
+        j = _skip_fence_open(text, _skip(text, i))
+        if not text.startswith("{", j):
+            raise err_at("deepseek", f"call {name.strip()!r} has no JSON arguments (cut off?)", text, i)
+        args, j = _decode_at(text, j, "deepseek")
+        if not isinstance(args, dict):
+            raise err_at("deepseek", "expected a JSON object of arguments", text, i)
+        calls.append(_make(name, args, "deepseek", text, pos))
+        pos, start = nxt.search(_DS_OPEN, j)
+    return calls
+
+
+# --------------------------------------------------------------------------- Kimi K2
+
+_KIMI_CALL = "<|tool_call_begin|>"
+_KIMI_ARGS = "<|tool_call_argument_begin|>"
+_KIMI_ID = re.compile(r"^(?:functions\.)?(.+?)(?::\d+)?$")
+
+
+def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
+    """Kimi K2 ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX
+    <|tool_call_argument_begin|>{json}<|tool_call_end|>…<|tool_calls_section_end|>``.
+
+    Examples
+    --------
+    >>> read_kimi_k2('<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>', Context())
+    [get_weather(city='Paris')]
+    """
+    check_text_limits(text, "kimi_k2")
+    nxt = NextFinder(text)
+    pos = nxt.find(_KIMI_CALL, 0)
+    stray = nxt.find(_KIMI_ARGS, 0)
+    if 0 <= stray and (pos < 0 or stray < pos):
+        raise err_at("kimi_k2", "<|tool_call_argument_begin|> without <|tool_call_begin|> before it", text, stray)
+    if pos < 0:
+        k = text.find("<|tool_calls_section_begin|>")
+        if k >= 0:
+            raise err_at("kimi_k2", "<|tool_calls_section_begin|> holds no <|tool_call_begin|> call", text, k)
+        return read_plain(text, ctx)
+    calls: list[Call] = []
+    while pos >= 0:
+        start = pos + len(_KIMI_CALL)
+        arg = nxt.find(_KIMI_ARGS, start)
+        again = nxt.find(_KIMI_CALL, start)
+        if arg < 0 or 0 <= again < arg:
+            raise err_at("kimi_k2", "a call without <|tool_call_argument_begin|> (cut off?)", text, pos)
+        m = _KIMI_ID.match(text[start:arg].strip())
+        name = m.group(1) if m else ""
+        args, j = _decode_at(text, _skip(text, arg + len(_KIMI_ARGS)), "kimi_k2")
+        if not isinstance(args, dict):
+            raise err_at("kimi_k2", "expected a JSON object of arguments", text, arg)
+        calls.append(_make(name, args, "kimi_k2", text, pos))
+        pos = nxt.find(_KIMI_CALL, j)
+    return calls
+
+
+# --------------------------------------------------------------------------- Mistral
+
+_MISTRAL_NAME = re.compile(r"([A-Za-z_][\w.\-]*)[ \t]*(\[ARGS\]|\[CALL_ID\]|\{|$|\n|</s>)")
+
+
+def read_mistral(text: str, ctx: Context) -> list[Call]:
+    """Mistral ``[TOOL_CALLS]`` + a JSON list, ``[TOOL_CALLS]NAME[ARGS]{json}`` (also with
+    ``[CALL_ID]id`` before ``[ARGS]``) and ``[TOOL_CALLS]NAME{json}``.
+
+    Examples
+    --------
+    >>> read_mistral('[TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}]</s>', Context())
+    [f(a=1)]
+    >>> read_mistral('[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]abc123456[ARGS]{}', Context())
+    [f(a=1), g()]
+    """
+    check_text_limits(text, "mistral")
+    nxt = NextFinder(text)
+    pos = nxt.find("[TOOL_CALLS]", 0)
+    if pos < 0:
+        return read_plain(text, ctx)
+    calls: list[Call] = []
+    i = pos + len("[TOOL_CALLS]")
+    n = len(text)
+    while True:
+        i = _skip(text, i)
+        if i >= n or any(text.startswith(t, i) for t in _END_TOKENS):
+            break
+        if text.startswith("[TOOL_CALLS]", i):
+            i += len("[TOOL_CALLS]")
+            continue
+        if text[i] in "[{":
+            values, i = _json_run(text, i, "mistral")
+            calls.extend(_calls_of(values, "mistral", text, i))
+        else:
+            m = _MISTRAL_NAME.match(text, i)
+            if m is None:
+                if calls:
+                    break  # prose after the calls
+                j = text.find("[{", i, nxt.find("\n", i) if nxt.find("\n", i) >= 0 else len(text))
+                if j < 0:
+                    raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, i)
+                i = j  # words before the JSON list
+                continue
+            name, j = m.group(1), m.start(2)
+            if m.group(2) in ("", "\n", "</s>"):
+                if calls:
+                    break  # a word after the calls is prose
+                calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
+                i = m.end(1)
+                continue
+            if text.startswith("[CALL_ID]", j):
+                j = text.find("[ARGS]", j)
+                if j < 0:
+                    raise err_at("mistral", "[CALL_ID] without [ARGS] (cut off?)", text, m.start(2))
+            if text.startswith("[ARGS]", j):
+                j += len("[ARGS]")
+            args, i = _decode_at(text, _skip(text, j), "mistral")
+            if not isinstance(args, dict):
+                raise err_at("mistral", "expected a JSON object of arguments", text, j)
+            calls.append(_make(name, args, "mistral", text, m.start(1)))
+    if not calls and not text.startswith("[]", _skip(text, pos + len("[TOOL_CALLS]"))):
+        raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, pos)
+    return calls
+
+
+# --------------------------------------------------------------------------- Llama 3 / 4
+
+_BUILTIN_CALL = ".call"
+
+
+def _builtin(calls: list[Call]) -> list[Call]:
+    """Llama's built-in tools: ``brave_search.call(query=…)`` is a call to ``brave_search``."""
+    return [Call._owned(c.name[: -len(_BUILTIN_CALL)], dict(c.arguments)) if c.name.endswith(_BUILTIN_CALL) else c for c in calls]
+
+
+def read_llama(text: str, ctx: Context) -> list[Call]:
+    """Llama 3.x: ``<|python_tag|>`` + JSON calls (``;``-separated) or Python call syntax
+    (``brave_search.call(query=…)`` is a call to ``brave_search``); plain JSON
+    ``{"name", "parameters"}`` without the tag.
+
+    Examples
+    --------
+    >>> read_llama('<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}<|eom_id|>', Context())
+    [f(a=1), g()]
+    >>> read_llama('<|python_tag|>brave_search.call(query="Paris weather")<|eom_id|>', Context())
+    [brave_search(query='Paris weather')]
+    """
+    check_text_limits(text, "llama")
+    calls = _blocks(text, ctx, "llama", "<|python_tag|>", None)
+    return read_plain(text, ctx) if calls is None else _builtin(calls)
+
+
+# --------------------------------------------------------------------------- Gemma 4
+
+_GQ = '<|"|>'
+_GEMMA_BARE_END = ",}]"
+
+
+def _gemma_value(text: str, i: int, fmt: str, depth: int) -> tuple[Any, int]:
+    if depth > MAX_DEPTH:
+        raise err_at(fmt, f"nested deeper than {MAX_DEPTH} levels", text, i)
+    i = _skip(text, i)
+    if text.startswith(_GQ, i):
+        end = text.find(_GQ, i + len(_GQ))
+        if end < 0:
+            raise err_at(fmt, "a string that is never closed (cut off?)", text, i)
+        return text[i + len(_GQ) : end], end + len(_GQ)
+    if text.startswith("{", i):
+        return _gemma_object(text, i, fmt, depth + 1)
+    if text.startswith("[", i):
+        out: list[Any] = []
+        i = _skip(text, i + 1)
+        while not text.startswith("]", i):
+            if i >= len(text):
+                raise err_at(fmt, "a list that is never closed (cut off?)", text, i)
+            v, i = _gemma_value(text, i, fmt, depth + 1)
+            out.append(v)
+            i = _skip(text, i)
+            if text.startswith(",", i):
+                i = _skip(text, i + 1)
+        return out, i + 1
+    j = i
+    n = len(text)
+    while j < n and text[j] not in _GEMMA_BARE_END and not text.startswith("<", j):
+        j += 1
+    raw = text[i:j].strip()
+    if not raw:
+        raise err_at(fmt, "a missing value", text, i)
+    lit = {"true": True, "false": False, "null": None}
+    if raw in lit:
+        return lit[raw], j
+    try:
+        num = float(raw) if any(c in raw for c in ".eE") else int(raw)
+    except ValueError:
+        return raw, j
+    if isinstance(num, float) and not math.isfinite(num):
+        raise err_at(fmt, f"number {raw[:20]!r} is out of range", text, i)
+    return num, j
+
+
+def _gemma_object(text: str, i: int, fmt: str, depth: int) -> tuple[dict[str, Any], int]:
+    """``{key:value,…}`` at ``i`` (keys bare, strings between ``<|"|>`` marks)."""
+    out: dict[str, Any] = {}
+    i = _skip(text, i + 1)
+    while not text.startswith("}", i):
+        colon = text.find(":", i)
+        if i >= len(text) or colon < 0:
+            raise err_at(fmt, "an object that is never closed (cut off?)", text, i)
+        key = text[i:colon].strip()
+        if text.startswith(_GQ, i):
+            key = key.replace(_GQ, "")
+        if not key or any(c in key for c in "{}[],<>"):
+            raise err_at(fmt, f"expected key:value, got {text[i:i + 20]!r}", text, i)
+        out[key], i = _gemma_value(text, colon + 1, fmt, depth)
+        i = _skip(text, i)
+        if text.startswith(",", i):
+            i = _skip(text, i + 1)
+    return out, i + 1
+
+
+def read_gemma4(text: str, ctx: Context) -> list[Call]:
+    """Gemma 4 ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5}<tool_call|>``.
+
+    Examples
+    --------
+    >>> read_gemma4('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:3,opts:{metric:true},tags:[<|"|>a<|"|>]}<tool_call|>', Context())
+    [get_weather(city='Paris', days=3, opts={'metric': True}, tags=['a'])]
+    """
+    check_text_limits(text, "gemma4")
+    nxt = NextFinder(text)
+    pos = nxt.find("<|tool_call>", 0)
+    if pos < 0:
+        return read_plain(text, ctx)
+    calls: list[Call] = []
+    while pos >= 0:
+        i = _skip(text, pos + len("<|tool_call>"))
+        if not text.startswith(("call:", ":"), i):
+            raise err_at("gemma4", "expected call:NAME{…} after <|tool_call>", text, i)
+        brace = text.find("{", i)
+        stop = nxt.find("<tool_call|>", i)
+        if brace < 0 or (0 <= stop < brace):
+            raise err_at("gemma4", "a call without its {arguments} (cut off?)", text, i)
+        name = text[i + (len("call:") if text.startswith("call:", i) else 1) : brace]
+        args, j = _gemma_object(text, brace, "gemma4", 1)
+        calls.append(_make(name, args, "gemma4", text, pos))
+        j = _skip(text, j)
+        if text.startswith("<tool_call|>", j):
+            j += len("<tool_call|>")
+        pos = nxt.find("<|tool_call>", j)
+    return calls
+
+
+# --------------------------------------------------------------------------- JSON-bodied tags
+
+
+def _renamed(values: Any, key: str) -> Any:
+    """Command R's ``{"tool_name": …, "parameters": …}`` as ``{"name": …, "parameters": …}``."""
+    if isinstance(values, list):
+        return [_renamed(v, key) for v in values]
+    if isinstance(values, dict) and key in values and "name" not in values:
+        return {("name" if k == key else k): v for k, v in values.items() if k != "tool_call_id"}
+    return values
+
+
+_ACTION = re.compile(r"Action:[ \t]*\n?[ \t]*```(?:json)?[ \t]*\n")
+
+
+def read_command_r(text: str, ctx: Context) -> list[Call]:
+    """Command R / R7B / A ``<|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>``.
+
+    Examples
+    --------
+    >>> read_command_r('<|START_THINKING|>Look it up.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}}]<|END_ACTION|>', Context())
+    [f(a=1)]
+    """
+    check_text_limits(text, "command_r")
+    k = text.find("<|START_ACTION|>")
+    if k < 0:
+        m = _ACTION.search(text)
+        if m is None:
+            return read_plain(text, ctx)
+        values, _ = _json_run(text, m.end(), "command_r")
+        return _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
+    calls: list[Call] = []
+    nxt = NextFinder(text)
+    while k >= 0:
+        i = _skip_fence_open(text, _skip(text, k + len("<|START_ACTION|>")))
+        if i >= len(text) or text[i] not in "[{":
+            raise err_at("command_r", "<|START_ACTION|> without a JSON action (cut off?)", text, k)
+        values, j = _json_run(text, i, "command_r")
+        calls.extend(_calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, i))
+        k = nxt.find("<|START_ACTION|>", j)
+    return calls
+
+
+def read_phi4_mini(text: str, ctx: Context) -> list[Call]:
+    """Phi-4-mini and FireFunction ``functools[{"name", "arguments"}, …]``.
+
+    Examples
+    --------
+    >>> read_phi4_mini('functools[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {}}]', Context())
+    [f(a=1), g()]
+    """
+    check_text_limits(text, "phi4_mini")
+    calls = _blocks(text, ctx, "phi4_mini", "functools", None, body=_functools_body)
+    return read_plain(text, ctx) if calls is None else calls
+
+
+def _functools_body(
+    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
+) -> tuple[list[Call], int]:
+    i = _skip(text, pos)
+    if not text.startswith("[", i):
+        raise err_at(fmt, "expected a JSON list after functools", text, pos)
+    return _read_body(text, i, ctx, fmt, close, nxt, opener)
+
+
+def read_internlm2(text: str, ctx: Context) -> list[Call]:
+    """InternLM2 ``<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>``.
+
+    Examples
+    --------
+    >>> read_internlm2('Let me check.<|action_start|><|plugin|>\\n{"name": "f", "parameters": {"a": 1}}<|action_end|>', Context())
+    [f(a=1)]
+    """
+    check_text_limits(text, "internlm2")
+    calls = _blocks(text, ctx, "internlm2", "<|action_start|>", "<|action_end|>", body=_internlm_body)
+    return read_plain(text, ctx) if calls is None else calls
+
+
+def _internlm_body(
+    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
+) -> tuple[list[Call], int]:
+    i = _skip(text, pos)
+    if not text.startswith("<|plugin|>", i):
+        raise err_at(fmt, "expected <|plugin|> after <|action_start|> (other actions are not tool calls we read)", text, i)
+    return _read_body(text, i + len("<|plugin|>"), ctx, fmt, close, nxt, opener)
+
+
+def read_functionary(text: str, ctx: Context) -> list[Call]:
+    """Functionary v3.1 ``<function=NAME>{json}</function>`` and v3.2 ``>>>NAME\\n{json}``
+    (``>>>all`` is text).
+
+    Examples
+    --------
+    >>> read_functionary('>>>all\\nLet me look.>>>get_weather\\n{"city": "Paris"}', Context())
+    [get_weather(city='Paris')]
+    >>> read_functionary('<function=f>{"a": 1}</function>', Context())
+    [f(a=1)]
+    """
+    check_text_limits(text, "functionary")
+    if _FUNCTION_TAG.search(text):
+        return read_qwen3_coder(text, ctx)
+    nxt = NextFinder(text)
+    pos = nxt.find(">>>", 0)
+    if pos < 0:
+        return read_plain(text, ctx)
+    calls: list[Call] = []
+    while pos >= 0:
+        nl = nxt.find("\n", pos)
+        if nl < 0:
+            raise err_at("functionary", "a >>> header without its body (cut off?)", text, pos)
+        name = text[pos + 3 : nl].strip()
+        j = nl + 1
+        if name == "python" and not text.startswith("{", _skip(text, j)):
+            end = nxt.find(">>>", j)
+            code = text[j : end if end >= 0 else len(text)]
+            calls.append(_make("python", {"code": code}, "functionary", text, pos))
+        elif name != "all":
+            i = _skip(text, j)
+            if not text.startswith("{", i):
+                raise err_at("functionary", f"call {name!r} has no JSON arguments", text, j)
+            args, j = _decode_at(text, i, "functionary")
+            if not isinstance(args, dict):
+                raise err_at("functionary", "expected a JSON object of arguments", text, i)
+            calls.append(_make(name, args, "functionary", text, pos))
+        pos = nxt.find(">>>", j)
+    return calls
+
+
+def read_gigachat3(text: str, ctx: Context) -> list[Call]:
+    """GigaChat 3 ``function call<|role_sep|>\\n{"name", "arguments"}``.
+
+    Examples
+    --------
+    >>> read_gigachat3('function call<|role_sep|>\\n{"name": "f", "arguments": {"a": 1}}', Context())
+    [f(a=1)]
+    """
+    check_text_limits(text, "gigachat3")
+    calls = _blocks(text, ctx, "gigachat3", "function call", "<|message_sep|>", body=_gigachat_body)
+    return read_plain(text, ctx) if calls is None else calls
+
+
+def _gigachat_body(
+    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
+) -> tuple[list[Call], int]:
+    i = _skip(text, pos)
+    if text.startswith("<|role_sep|>", i):
+        i += len("<|role_sep|>")
+    i = _skip(text, i)
+    if not text.startswith("{", i):
+        raise err_at(fmt, "expected a JSON call after 'function call'", text, pos)
+    value, _ = _decode_at(text, i, fmt)
+    if not (isinstance(value, dict) and isinstance(value.get("name"), str)):
+        raise err_at(fmt, "expected {\"name\": …, \"arguments\": …} after 'function call'", text, i)
+    return _read_body(text, i, ctx, fmt, close, nxt, opener)
+
+
+def read_xlam(text: str, ctx: Context) -> list[Call]:
+    """xLAM: a JSON list of ``{"name", "arguments"}`` (fenced, after reasoning or prose, or
+    in another family's markers — read as ``"auto"`` reads it).
+
+    Examples
+    --------
+    >>> read_xlam('[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {}}]', Context())
+    [f(a=1), g()]
+    """
+    from .parsing import read_auto
+
+    return read_auto(text, ctx)
+
+
+# --------------------------------------------------------------------------- the registry
+
+read_llama4 = _tag_reader("llama4", "<|python_start|>", "<|python_end|>")
+read_granite = _tag_reader("granite", "<|tool_call|>", None)
+read_lfm2 = _tag_reader("lfm2", "<|tool_call_start|>", "<|tool_call_end|>")
+read_jamba = _tag_reader("jamba", "<tool_calls>", "</tool_calls>")
+read_nemotron = _tag_reader("nemotron", "<TOOLCALL>", "</TOOLCALL>")
+read_apertus = _tag_reader("apertus", "<|tools_prefix|>", "<|tools_suffix|>")
+
+FAMILIES: tuple[tuple[str, Any, tuple[str, ...], tuple[Any, ...]], ...] = (
+    ("hermes", read_hermes, ("qwen", "qwen2.5"), ("<tool_call>",)),
+    ("qwen3_coder", read_qwen3_coder, ("qwen3.5", "seed_oss"), ("<function=", '<function name="', "<seed:tool_call>")),
+    ("glm45", read_glm45, ("glm", "glm4.5", "glm4.6"), ()),
+    ("harmony", read_harmony, ("gpt-oss",), ("<|channel|>", "<|start|>", "<|message|>")),
+    ("deepseek", read_deepseek, ("deepseek_v3", "deepseek_v31", "deepseek_r1"), (_DS_CALLS, _DS_CALL, "<\uff5ctool\u2581calls\uff5c>")),
+    ("deepseek_v32", read_deepseek_v32, ("DSML",), ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5cinvoke")),
+    ("kimi_k2", read_kimi_k2, (), ("<|tool_calls_section_begin|>", _KIMI_CALL, _KIMI_ARGS)),
+    ("llama", read_llama, ("llama3",), ("<|python_tag|>",)),
+    ("llama4", read_llama4, (), ("<|python_start|>",)),
+    ("mistral", read_mistral, (), ("[TOOL_CALLS]",)),
+    ("granite", read_granite, (), ("<|tool_call|>",)),
+    ("lfm2", read_lfm2, (), ("<|tool_call_start|>",)),
+    ("phi4_mini", read_phi4_mini, ("functools", "firefunction"), (re.compile(r"functools[ \t]*\["),)),
+    ("internlm2", read_internlm2, (), ("<|action_start|>",)),
+    ("jamba", read_jamba, ("apriel",), ("<tool_calls>",)),
+    ("nemotron", read_nemotron, (), ("<TOOLCALL>",)),
+    ("gemma4", read_gemma4, (), ("<|tool_call>",)),
+    ("minimax_m2", read_minimax_m2, (), ("<minimax:tool_call>",)),
+    ("command_r", read_command_r, (), ("<|START_ACTION|>", re.compile(r"Action:[ \t]*\n?[ \t]*```"))),
+    ("olmo3", read_olmo3, (), ("<function_calls>",)),
+    ("functionary", read_functionary, (), (re.compile(r">>>(?=[A-Za-z_])"),)),
+    ("gigachat3", read_gigachat3, (), (re.compile(r"function call(?=<\|role_sep\|>|[ \t\r\n]*\{)"),)),
+    ("apertus", read_apertus, (), ("<|tools_prefix|>",)),
+    ("xlam", read_xlam, (), ()),
+)
+
+for _name, _reader, _aliases, _markers in FAMILIES:
+    register_format(_name, _reader, aliases=_aliases, markers=_markers)
