@@ -37,7 +37,7 @@ FAMILIES = (
     "functionary", "gigachat3", "apertus", "xlam",
 )  # fmt: skip
 CASE_KEYS = {"id", "family", "source", "text", "tools", "expected"}
-OPTIONAL_KEYS = {"adjusted"}
+OPTIONAL_KEYS = {"adjusted", "note"}
 REQUIRED_AGREEMENT = 0.95
 
 
