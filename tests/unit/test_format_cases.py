@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,8 +68,12 @@ def same_json(a: Any, b: Any) -> bool:
 
 
 def as_json(value: Any) -> Any:
-    """A read argument value as plain JSON data (tuples become lists)."""
-    return json.loads(json.dumps(value, default=repr))
+    """A read argument value as plain JSON data: mappings become dicts, tuples become lists."""
+    if isinstance(value, Mapping):
+        return {str(k): as_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_json(v) for v in value]
+    return value
 
 
 @dataclass
@@ -174,6 +179,12 @@ def test_data_file_is_well_formed() -> None:
             assert call.keys() == {"name", "arguments"}, case["id"]
             assert isinstance(call["name"], str) and call["name"], case["id"]
             assert isinstance(call["arguments"], dict), case["id"]
+
+
+def test_as_json_unwraps_read_arguments() -> None:
+    call = parse_calls("[f(a={'x': [1, 2]}, b=None)]", format="python")[0]
+    assert as_json(call.arguments) == {"a": {"x": [1, 2]}, "b": None}
+    assert type(as_json(call.arguments)) is dict
 
 
 def test_same_json_tells_bool_from_number() -> None:
