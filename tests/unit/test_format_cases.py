@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+import toolcall_f1
 from toolcall_f1 import ToolCallParseError, parse_calls
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +142,7 @@ def measure() -> dict[str, Tally]:
 def report(tallies: dict[str, Tally]) -> str:
     """The per-family table and the failing ids, as text."""
     families = sorted({c["family"] for c in CASES})
-    lines = [f"{'family':<14}{'cases':>6}{'auto':>8}{'named':>8}{'crash':>7}"]
+    lines = [f"toolcall_f1 from {Path(toolcall_f1.__file__).parent}", f"{'family':<14}{'cases':>6}{'auto':>8}{'named':>8}{'crash':>7}"]
     for fam in families:
         auto, named = tallies["auto"].by_family[fam], tallies["named"].by_family[fam]
         n = sum(auto.values())
