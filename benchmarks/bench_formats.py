@@ -1,6 +1,6 @@
 """Text readers per model family: read time of one realistic output, through the family's own
 format and through ``"auto"``; and ``"auto"`` on plain prose (no call) beside the reader of the
-``main`` branch (loaded from ``git show main:toolcall_f1/parsing.py``) in the same run.
+the reader before the model families (commit ``BASELINE``, loaded with ``git show``) in the same run.
 
 Prints a markdown table; never asserts on time. Usage::
 
@@ -75,10 +75,14 @@ PROSE = {
 }
 
 
+# The last commit before the model-family readers: the baseline `auto` is compared against.
+BASELINE = "20847b7"
+
+
 def _main_reader() -> ModuleType | None:
-    """``toolcall_f1/parsing.py`` of the ``main`` branch as a module (None outside git)."""
+    """``toolcall_f1/parsing.py`` at :data:`BASELINE` as a module (None outside git)."""
     try:
-        source = subprocess.run(["git", "show", "main:toolcall_f1/parsing.py"], cwd=ROOT, capture_output=True,
+        source = subprocess.run(["git", "show", f"{BASELINE}:toolcall_f1/parsing.py"], cwd=ROOT, capture_output=True,
                                 text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -114,7 +118,7 @@ def run(repeat: int = 2000) -> str:
         auto = _us(lambda: parse_text(text, "auto", ctx), repeat)
         rows.append(f"| `{fam}` | {named:.1f} | {auto:.1f} | {len(calls)} |")
     old = _main_reader()
-    rows += ["", "| `auto` on prose (no call) | `main` reader (µs) | this reader (µs) | ratio |", "| --- | ---: | ---: | ---: |"]
+    rows += ["", f"| `auto` on prose (no call) | reader before the families ({BASELINE}, µs) | this reader (µs) | ratio |", "| --- | ---: | ---: | ---: |"]
     for label, text in PROSE.items():
         assert parse_calls(text) == []
         new = _us(lambda: parse_text(text, "auto", ctx), repeat)

@@ -55,22 +55,13 @@ class Timing:
 
 
 def cold_caches() -> None:
-    """Empty the metric's memo caches (compiled tool sets, tool digests, canonical strings,
-    weight fractions, the latest references read) — in the package and in the copy
-    ``evaluate.load`` runs — so that a timed run never profits from the run before it."""
-    import toolcall_f1  # noqa: F401 - loaded, so that its modules are in sys.modules
+    """Empty the memo caches that outlive a metric (canonical strings, weight fractions), so
+    that a timed run never profits from the run before it. Compiled tool sets and references
+    read are cached per metric (``toolcall_f1.memo.Memo``): a new metric starts cold."""
+    from toolcall_f1 import matching, values
 
-    for modname, module in list(sys.modules.items()):
-        if "toolcall_f1" not in modname or module is None:
-            continue
-        for name in ("_CACHE", "_DIGESTS", "_FRACTIONS", "_GOLDS", "_EXAMPLE_TOOLS"):
-            cache = getattr(module, name, None)
-            if isinstance(cache, dict):
-                cache.clear()
-        for name in ("_default_memo", "_bfcl_memo"):
-            memo = getattr(module, name, None)
-            if memo is not None and hasattr(memo, "cache_clear"):
-                memo.cache_clear()
+    for memo in (values._default_memo, values._bfcl_memo, matching._fraction):
+        memo.cache_clear()
 
 
 def best_of(fn: Callable[[], Any], repeat: int, setup: Callable[[], None] | None = None) -> tuple[Timing, Any]:

@@ -19,13 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import bench_bfcl
+import bench_formats
+import bench_rewards
 import bench_scaling
 import bench_throughput
 import common
 
-QUICK = dict(examples=2000, bfcl_records=1000, max_group=32, stream_sizes="1000,3000", repeat=1, bfcl_repeat=1)
+QUICK = dict(examples=2000, bfcl_records=1000, max_group=32, stream_sizes="1000,3000", repeat=1, bfcl_repeat=1,
+             format_repeat=50)
 FULL = dict(examples=100_000, bfcl_records=None, max_group=512, stream_sizes="10000,100000,1000000", repeat=3,
-            bfcl_repeat=5)
+            bfcl_repeat=5, format_repeat=1000)
+BENCHMARKS = ("throughput", "bfcl", "scaling", "rewards", "formats")
 
 
 def _verdict(ok: bool | None) -> str:
@@ -103,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-group", type=int, help="largest n×n name group")
     parser.add_argument("--stream-sizes", help="comma-separated example counts to stream")
     parser.add_argument("--repeat", type=int, help="best of N runs")
-    parser.add_argument("--only", choices=("throughput", "bfcl", "scaling"), action="append",
+    parser.add_argument("--only", choices=BENCHMARKS, action="append",
                         help="run only this benchmark (repeatable)")
     parser.add_argument("--output", default=str(common.ROOT / "docs" / "benchmarks.md"),
                         help="where to write the markdown summary ('-' for none)")
@@ -115,13 +119,13 @@ def main(argv: list[str] | None = None) -> int:
             sizes[key] = value
     if args.repeat is not None:
         sizes["bfcl_repeat"] = args.repeat
-    only = set(args.only or ("throughput", "bfcl", "scaling"))
+    only = set(args.only or BENCHMARKS)
 
     started = _dt.datetime.now(_dt.UTC)
     t0 = time.perf_counter()
     info = common.machine_info()
     print(common.machine_markdown(info), flush=True)
-    tp = bf = gr = st = None
+    tp = bf = gr = st = rw = fm = None
     if "throughput" in only:
         tp = bench_throughput.run(sizes["examples"], sizes["repeat"])
     if "bfcl" in only:
@@ -129,6 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     if "scaling" in only:
         gr = bench_scaling.run_groups(sizes["max_group"], sizes["repeat"])
         st = bench_scaling.run_stream([int(s) for s in str(sizes["stream_sizes"]).split(",") if s])
+    if "rewards" in only:
+        rw = bench_rewards.run(sizes["bfcl_records"], 512, 8, sizes["repeat"])
+        print(rw, flush=True)
+    if "formats" in only:
+        fm = bench_formats.run(sizes["format_repeat"])
+        print(fm, flush=True)
     elapsed = time.perf_counter() - t0
 
     summary = targets(tp, bf, gr, st)
@@ -161,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
             parts += ["", "## 3a. Scaling: calls in one name group", "", gr["markdown"]]
         if st is not None:
             parts += ["", "## 3b. Scaling: examples streamed through `add_batch`", "", st["markdown"]]
+        if rw is not None:
+            parts += ["", "## 4. Rewards/s: `ToolCallReward` in GRPO-shaped batches", "", rw]
+        if fm is not None:
+            parts += ["", "## 5. Text readers per model family", "",
+                      "One realistic output per family, read by its own format and by `auto`; then `auto` on "
+                      "prose without a call, beside the reader before the model families (`bench_formats.BASELINE`) in the same run.", "", fm]
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("\n".join(parts) + "\n", encoding="utf-8")
