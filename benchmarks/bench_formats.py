@@ -1,5 +1,5 @@
 """Text readers per model family: read time of one realistic output, through the family's own
-format and through ``"auto"``; and ``"auto"`` on plain prose (no call) beside the reader of the
+format and through ``"auto"``; and ``"auto"`` on plain prose (no call) beside
 the reader before the model families (commit ``BASELINE``, loaded with ``git show``) in the same run.
 
 Prints a markdown table; never asserts on time. Usage::
