@@ -455,8 +455,8 @@ def test_python_m_scores_the_bundled_example() -> None:
     # what `make run` shows a newcomer: where and why the one unreadable prediction failed
     assert proc.stderr.splitlines() == [
         "toolcall-f1: 1 prediction(s) could not be read (scored as no calls):",
-        "  examples/agent_traces.jsonl:12: hermes: invalid JSON: Expecting ',' delimiter: line 1 column 61 "
-        """(char 60) (in '{"name": "get_order_status", "arguments": {"order_id": "E-5"')""",
+        "  examples/agent_traces.jsonl:12: hermes: invalid JSON at character 73: Expecting ',' delimiter "
+        """(in '{"name": "get_order_status", "arguments": {"order_id": "E-5"\\n</tool_call>')""",
         "  (every example's verdict and parse error: --details FILE)",
     ]
     for note in ["tp/fp/fn are weighted counts", "signature: every setting that produced these numbers",
