@@ -318,6 +318,7 @@ class _Example:
     ident: Any
     nbytes: int
     has_tools: bool  # the line has the --tools-field
+    unused_tools: bool = False  # the line has a "tools" field, and no --tools-field was given
 
 
 _NO_ID = object()
@@ -395,7 +396,8 @@ def _example(
         ident = rrec.value.get(args.id_field, _NO_ID)
     if ident is _NO_ID and pf and isinstance(prec.value, Mapping):
         ident = prec.value.get(args.id_field, _NO_ID)
-    return _Example(i, pred, ref, pred_src, prec.line, ref_src, rrec.line, ident, prec.nbytes, has_tools)
+    unused_tools = args.tools_field is None and isinstance(rrec.value, Mapping) and "tools" in rrec.value
+    return _Example(i, pred, ref, pred_src, prec.line, ref_src, rrec.line, ident, prec.nbytes, has_tools, unused_tools)
 
 
 def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
@@ -789,6 +791,7 @@ class _Run:
     parse_errors: list[str]  # the first few, as file:line: format: reason
     warnings: dict[str, int]  # message → times raised
     lines_with_tools: int = 0
+    lines_with_unused_tools: int = 0
 
 
 def _open_sources(args: argparse.Namespace, stack: contextlib.ExitStack) -> list[_Source]:
@@ -810,6 +813,9 @@ def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout:
         return None
     if args.details == "-":
         return stdout
+    for given in (args.input, args.predictions, args.references, args.tools, args.weights):
+        if given and given != "-" and os.path.exists(given) and os.path.samefile(given, args.details):
+            raise InputError(f"{args.details}: --details would overwrite an input file; write the details elsewhere")
     try:
         return stack.enter_context(open(args.details, "w", encoding="utf-8", errors="backslashreplace"))
     except OSError as err:
@@ -854,6 +860,7 @@ def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: CorpusStats
                 continue
             stats.add(score)
             run.lines_with_tools += ex.has_tools
+            run.lines_with_unused_tools += ex.unused_tools
             parse_error = None
             if score.parse_error is not None:
                 parse_error = f"{pred_src.where(ex.pred_line)}: {_strip_where(score.parse_error)}"
@@ -901,6 +908,11 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
     """After the table, on stderr: warnings, then the predictions that could not be read."""
     if args.tools_field is not None and run.lines_with_tools == 0:
         run.warnings[f"--tools-field {args.tools_field!r} is absent from every line: no per-example tools"] = 1
+    if run.lines_with_unused_tools:
+        run.warnings[
+            f"{run.lines_with_unused_tools} line(s) carry a 'tools' field that was not used: "
+            "add --tools-field tools to judge each example with its own tool schemas"
+        ] = 1
     n_err, n = result["num_parse_errors"], result["num_examples"]
     if n_err * 2 > n:  # the rule of the core's compute() warning, in the CLI's words
         run.warnings[f"{n_err} of {n} predictions could not be read: is --prediction-format {args.prediction_format!r} right?"] = 1

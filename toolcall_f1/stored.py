@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .calls import AnyOf, Call, ToolCallParseError
+from .values import array_plain
 
 __all__ = ["StoredInputs", "dumps", "loads"]
 
@@ -60,7 +61,7 @@ def _to_json(value: Any, depth: int = 0) -> Any:
     if isinstance(value, Mapping):
         return _object(dict(value), depth)
     if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy (and torch) arrays and scalars
-        return _to_json(value.tolist(), depth + 1)
+        return _to_json(array_plain(value), depth + 1)
     name = getattr(value, "name", None)
     for attr in ("arguments", "args", "input"):
         if isinstance(name, str) and hasattr(value, attr):  # a call object of another library

@@ -432,8 +432,33 @@ def _plain(value: Any, depth: int, left: list[int]) -> Any:
             out[pk] = pv
         return out if changed else value
     if _is_numpy(value):
-        return _plain(value.tolist(), depth + 1, left)  # a scalar's tolist() is its item()
+        return _plain(array_plain(value), depth + 1, left)
     return value
+
+
+def array_plain(value: Any) -> Any:
+    """A numpy array or scalar (or anything with ``tolist``) as plain Python values.
+
+    ``tolist()`` (a scalar's is its ``item()``), except that float16 and float32 values become
+    the shortest decimal that is the same number in their own precision: a ``datasets`` float32
+    column holding ``0.1`` reads as ``0.1``, not ``0.10000000149011612``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> array_plain(np.array([0.1, 2.5], dtype=np.float32)), array_plain(np.float32(0.1)), array_plain(np.int8(3))
+    ([0.1, 2.5], 0.1, 3)
+    """
+    dtype = getattr(value, "dtype", None)
+    if getattr(dtype, "kind", "") == "f" and getattr(dtype, "itemsize", 8) < 8:
+        return _short_floats(value)
+    return value.tolist()
+
+
+def _short_floats(value: Any) -> Any:
+    if getattr(value, "ndim", 0) == 0:
+        return float(str(value))  # numpy prints the shortest decimal that round-trips in its precision
+    return [_short_floats(v) for v in value]
 
 
 def is_plain_json(value: Any) -> bool:

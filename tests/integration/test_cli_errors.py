@@ -283,3 +283,27 @@ def test_an_unexpected_error_is_exit_2_not_the_fail_under_code(
     rc, out, err = score(capsys, "--input", str(TRACES), "--fail-under", "0.5")
     assert (rc, out) == (2, "")
     assert err.startswith("toolcall-f1: error: unexpected KeyError: 'cache' (a bug in toolcall-f1")
+
+
+# --------------------------------------------------------------------------- found by trying it as a new user
+
+
+def test_details_never_overwrites_an_input_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inp = write_jsonl(tmp_path / "in.jsonl", [GOOD, GOOD])
+    before = inp.read_bytes()
+    rc, out, err = score(capsys, "--input", str(inp), "--details", str(inp))
+    assert rc == 2
+    assert "--details would overwrite an input file" in err
+    assert inp.read_bytes() == before
+
+
+def test_a_tools_field_that_is_not_used_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tools = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "integer"}}}}]
+    line = {"prediction": "[f(a=10.0)]", "reference": [c("f", a=10)], "tools": tools}
+    inp = write_jsonl(tmp_path / "in.jsonl", [line])
+    rc, out, err = score(capsys, "--input", str(inp), "--output-format", "json")
+    assert rc == 0 and json.loads(out)["f1"] == 1.0  # 10.0 == 10 without the schema
+    assert "1 line(s) carry a 'tools' field that was not used: add --tools-field tools" in err
+    rc, out, err = score(capsys, "--input", str(inp), "--output-format", "json", "--tools-field", "tools")
+    assert rc == 0 and json.loads(out)["f1"] == 0.0  # the schema's integer type rejects 10.0
+    assert "not used" not in err

@@ -350,3 +350,17 @@ def test_datasets_numpy_columns_score_exactly_as_plain_python() -> None:
         bfcl = ToolCallMetric(level, reference_format="bfcl", tools=WEATHER)
         assert bfcl.compute(ds["prediction"], ds["answer"]) == bfcl.compute([r["prediction"] for r in rows],
                                                                              [r["answer"] for r in rows])
+
+
+def test_float32_values_read_as_the_decimal_they_hold() -> None:
+    """A float32 column (datasets, numpy) holding 0.1 is 0.1, not 0.10000000149011612: the
+    shortest decimal that is the same number in float32, through the core and evaluate alike."""
+    import numpy as np
+
+    import toolcall_f1
+
+    pred = ["[f(a=0.1, b=[0.2, 2.5])]"]
+    gold = [[("f", {"a": np.float32(0.1), "b": np.array([0.2, 2.5], dtype=np.float32)})]]
+    assert ToolCallMetric().compute(pred, gold)["f1"] == 1.0
+    assert toolcall_f1.load().compute(predictions=pred, references=gold)["f1"] == 1.0
+    assert ToolCallMetric().compute(pred, [[("f", {"a": np.float16(0.1), "b": [0.2, 2.5]})]])["f1"] == 1.0
