@@ -1149,8 +1149,8 @@ HELP = """
   (`"  new   YORK "` = `"New York"`); `bfcl` is BFCL's rule (also drops spaces and `,./-_*^`:
   `"Jan.28, 2021"` = `"jan 28 2021"`); `exact` compares byte for byte.
 - **Tool names** — `underscore` reads `math.factorial` as `math_factorial` (APIs forbid dots).
-- **Formats** — `auto` detects the format; naming one reads strictly as that format
-  (`bfcl` reads like BFCL's own decoder).
+- **Formats** — `auto` detects the format from its markers; naming one skips the detection
+  (`bfcl` reads exactly as strictly as BFCL's own decoder).
 - **Exact match**: share of examples with no parse error, every gold call paired exactly and no
   extra call (BFCL's accuracy; weights do not enter it). **Hallucinated**: predicted tools or
   arguments the schemas do not declare (only with schemas). **Signature**: every setting that
