@@ -814,7 +814,8 @@ def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout:
     if args.details == "-":
         return stdout
     for given in (args.input, args.predictions, args.references, args.tools, args.weights):
-        if given and given != "-" and os.path.exists(given) and os.path.samefile(given, args.details):
+        if given and given != "-" and os.path.exists(args.details) and os.path.exists(given) \
+                and os.path.samefile(given, args.details):
             raise InputError(f"{args.details}: --details would overwrite an input file; write the details elsewhere")
     try:
         return stack.enter_context(open(args.details, "w", encoding="utf-8", errors="backslashreplace"))

@@ -699,9 +699,9 @@ def _next_start(text: str, pos: int, line_end: int, nxt: NextFinder, json_calls:
         if _ATTEMPT.match(text, j, line_end):
             best = j
     if best < 0 and nxt.find("[", pos) < line_end:
-        m = _MID_LIST.search(text, pos, line_end)
-        if m:
-            best = m.start()
+        j, _ = nxt.search(_MID_LIST, pos)  # remembered: the pattern never crosses a newline
+        if 0 <= j < line_end:
+            best = j
     if best >= 0:
         kind = "python"
     if json_calls and 0 <= nxt.find("{", pos) < line_end:

@@ -66,6 +66,18 @@ def test_former_quadratic_inputs_finish(text: str) -> None:
     assert time.perf_counter() - start < 10  # a hang guard (they took minutes), not a timing claim
 
 
+@pytest.mark.parametrize("fmt", ["auto", "hermes", "kimi_k2", "nemotron"])
+def test_prose_with_many_bracketed_words_and_json_calls_is_linear(fmt: str) -> None:
+    """Every ``[word`` once re-scanned the rest of the line for each JSON call found: 400k
+    characters took about 17 s (1 MB about 100 s). Found by an attacking review."""
+    unit = '[see] {"name": "f", "arguments": {}} '
+    text = unit * (400_000 // len(unit))
+    start = time.perf_counter()
+    calls = parse_calls(text, format=fmt)
+    assert time.perf_counter() - start < 10  # a hang guard, not a timing claim
+    assert calls == [Call("f", {})] * (400_000 // len(unit))
+
+
 def test_run_of_zeros_reads_like_the_ast_reader() -> None:
     assert parse_calls("[f(a=" + "0" * 5_000 + ")]") == [Call("f", {"a": 0})]
     with pytest.raises(ToolCallParseError):
