@@ -1060,9 +1060,21 @@ def read_auto(text: str, ctx: Context) -> list[Call]:
     """
     check_text_limits(text, "auto")
     hit = find_marker(text)
-    if hit is not None:
-        return FORMATS[hit[0]](text, ctx)
-    return read_plain(text, ctx)
+    if hit is None:
+        return read_plain(text, ctx)
+    family, start = hit
+    calls = FORMATS[family](text, ctx)
+    return _calls_before(text[:start], ctx) + calls
+
+
+def _calls_before(prefix: str, ctx: Context) -> list[Call]:
+    """Calls written without markers before a family's first marker (``[f(a=1)]`` and then a
+    ``<tool_call>`` block): read, so that neither is dropped. Prose there that cannot be read
+    as calls is left to the family's reader, as before."""
+    try:
+        return read_plain(prefix, ctx)
+    except ToolCallParseError:
+        return []
 
 
 # --------------------------------------------------------------------------- reasoning, BOM

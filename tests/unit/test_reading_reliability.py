@@ -78,6 +78,13 @@ def test_prose_with_many_bracketed_words_and_json_calls_is_linear(fmt: str) -> N
     assert calls == [Call("f", {})] * (400_000 // len(unit))
 
 
+@pytest.mark.parametrize("before", ["[f(a=1)]", '{"name": "f", "arguments": {"a": 1}}', "Calling now:\n[f(a=1)]"])
+def test_calls_before_a_family_marker_are_read_too(before: str) -> None:
+    """Calls without markers before a family's block were dropped silently (an attacking review)."""
+    text = before + '\n<tool_call>{"name": "g", "arguments": {}}</tool_call>'
+    assert parse_calls(text) == [Call("f", {"a": 1}), Call("g", {})]
+
+
 def test_run_of_zeros_reads_like_the_ast_reader() -> None:
     assert parse_calls("[f(a=" + "0" * 5_000 + ")]") == [Call("f", {"a": 0})]
     with pytest.raises(ToolCallParseError):
