@@ -38,7 +38,8 @@ from typing import IO, Any, TextIO
 from .calls import ToolCallParseError
 from .matching import LEVELS, MATCHINGS
 from .parsing import FORMATS
-from .scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS, VERSION, Counts, Score, ToolCallMetric, prf
+from .counting import Tally
+from .scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS, VERSION, Score, ToolCallMetric
 from .templates import TemplateReader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS
 
@@ -119,99 +120,9 @@ class ExactSum:
         return math.fsum([*self._partials, *self._special])
 
 
-class _CountsSum:
-    """Three :class:`ExactSum` for TP, FP and FN."""
-
-    __slots__ = ("fn", "fp", "tp")
-
-    def __init__(self) -> None:
-        self.tp, self.fp, self.fn = ExactSum(), ExactSum(), ExactSum()
-
-    def add(self, c: Counts) -> None:
-        self.tp.add(c.tp)
-        self.fp.add(c.fp)
-        self.fn.add(c.fn)
-
-    def total(self) -> Counts:
-        return Counts(self.tp.value, self.fp.value, self.fn.value)
-
-
-class CorpusStats:
-    """What :func:`~toolcall_f1.scoring.summarize` needs from a corpus, kept as it streams by.
-
-    Add each example's :class:`~toolcall_f1.scoring.Score` and drop it; :meth:`result` then
-    gives the dict ``ToolCallMetric.compute`` would (without ``details``).
-
-    Examples
-    --------
-    >>> m = ToolCallMetric()
-    >>> stats = CorpusStats()
-    >>> stats.add(m([("g", {})], [("g", {})]))
-    >>> stats.add(m([], [("g", {})]))
-    >>> r = stats.result(m.signature(example_tools_digests=stats.digests))
-    >>> r == m.compute([[("g", {})], []], [[("g", {})], [("g", {})]])
-    True
-    >>> round(r["f1"], 4), r["exact_match"]
-    (0.6667, 0.5)
-    """
-
-    def __init__(self) -> None:
-        self.counts = _CountsSum()
-        self.num_examples = 0
-        self.num_exact = 0
-        self.num_parse_errors = 0
-        self.hallucinated_tools = 0
-        self.hallucinated_args = 0
-        self.per_tool: dict[str, _CountsSum] = {}
-        #: Distinct per-example tool digests (they enter the signature).
-        self.digests: set[str] = set()
-
-    def add(self, score: Score) -> None:
-        """Fold one example's score in."""
-        self.counts.add(score.counts)
-        self.num_examples += 1
-        self.num_exact += score.exact
-        self.num_parse_errors += score.parse_error is not None
-        self.hallucinated_tools += score.hallucinated_tools
-        self.hallucinated_args += score.hallucinated_args
-        for name, c in score.per_tool.items():
-            bucket = self.per_tool.get(name)
-            if bucket is None:
-                bucket = self.per_tool[name] = _CountsSum()
-            bucket.add(c)
-        if score.tools_digest:
-            self.digests.add(score.tools_digest)
-
-    def result(self, signature: str, *, per_tool: bool = False) -> dict[str, Any]:
-        """The corpus scores, key for key and float for float as ``compute`` returns them."""
-        total = self.counts.total()
-        p, r, f = prf(total.tp, total.fp, total.fn)
-        n = self.num_examples
-        out: dict[str, Any] = {
-            "f1": f,
-            "precision": p,
-            "recall": r,
-            "exact_match": (self.num_exact / n) if n else 1.0,
-            "tp": total.tp,
-            "fp": total.fp,
-            "fn": total.fn,
-            "num_examples": n,
-            "num_parse_errors": self.num_parse_errors,
-            "hallucinated_tools": self.hallucinated_tools,
-            "hallucinated_args": self.hallucinated_args,
-            "signature": signature,
-        }
-        if per_tool:
-            table = {}
-            for name in sorted(self.per_tool):
-                c = self.per_tool[name].total()
-                prec, rec, f1 = prf(c.tp, c.fp, c.fn)
-                table[name] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": prec, "recall": rec, "f1": f1}
-            out["per_tool"] = table
-        return out
-
-
-# --------------------------------------------------------------------------- reading JSONL
+#: The CLI's corpus accumulator is the core's :class:`~toolcall_f1.counting.Tally` (exact merge,
+#: the same numbers as ``compute``); the old name stays for scripts that import it.
+CorpusStats = Tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -845,7 +756,7 @@ def _detail_row(ex: _Example, score: Score, two_files: bool, parse_error: str | 
     return json.dumps(row, ensure_ascii=False, default=repr) + "\n"
 
 
-def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: CorpusStats, run: _Run, stdout: TextIO) -> None:
+def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: Tally, run: _Run, stdout: TextIO) -> None:
     """Read, score and fold in every example; unusable lines are reported and skipped."""
     problems = _Problems(args.max_errors)
     with contextlib.ExitStack() as stack:
@@ -931,7 +842,7 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
 def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
     """The ``score`` subcommand: stream, score, report. Raises :class:`InputError`."""
     run = _Run([], {})
-    stats = CorpusStats()
+    stats = Tally()
     with warnings.catch_warnings():
         warnings.simplefilter("always", UserWarning)  # the scorer's ToolCallWarning: every one, counted
         warnings.showwarning = _collect_warnings(run)
