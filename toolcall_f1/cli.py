@@ -4,7 +4,7 @@ The files are streamed: each example is scored as soon as it is read and only th
 sufficient statistics are kept (exactly rounded running sums of TP/FP/FN, counts of exact
 examples and parse errors, per-tool sums, the set of per-example tool digests). Memory stays
 bounded however long the file, and the numbers are exactly those
-:meth:`ToolCallMetric.compute <toolcall_f1.scoring.ToolCallMetric.compute>` returns for the
+:meth:`ToolCallMetric.compute <toolcall_f1.ToolCallMetric.compute>` returns for the
 same data — same floats to the last digit, same ``signature``.
 
 Usage::
@@ -47,8 +47,6 @@ __all__ = [
     "EXIT_FAIL",
     "EXIT_OK",
     "EXIT_USAGE",
-    "CorpusStats",
-    "ExactSum",
     "InputError",
     "build_parser",
     "main",
@@ -67,62 +65,7 @@ class InputError(Exception):
     """A usage or input problem: reported on stderr as ``toolcall-f1: <message>``, exit 2."""
 
 
-# --------------------------------------------------------------------------- streaming sums
-
-
-class ExactSum:
-    """A running float sum that ends exactly where :func:`math.fsum` over all terms would.
-
-    Keeps Shewchuk's non-overlapping partials (the algorithm behind ``math.fsum``): their
-    exact sum is the exact sum of every term added, so ``math.fsum`` of the partials is the
-    correctly rounded total — the same float as ``math.fsum`` of the whole list — while the
-    memory held stays a handful of floats, however many terms are added.
-
-    Examples
-    --------
-    >>> s = ExactSum()
-    >>> for x in [0.1] * 10:
-    ...     s.add(x)
-    >>> s.value, sum([0.1] * 10), math.fsum([0.1] * 10)
-    (1.0, 0.9999999999999999, 1.0)
-    >>> ExactSum().value
-    0.0
-    """
-
-    __slots__ = ("_partials", "_special")
-
-    def __init__(self) -> None:
-        self._partials: list[float] = []
-        self._special: set[float] = set()  # inf / nan, kept aside as math.fsum treats them
-
-    def add(self, x: float) -> None:
-        """Add one term."""
-        x = float(x)
-        if not math.isfinite(x):
-            self._special.add(x)
-            return
-        partials = self._partials
-        i = 0
-        for y in partials:
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo:
-                partials[i] = lo
-                i += 1
-            x = hi
-        partials[i:] = [x]
-
-    @property
-    def value(self) -> float:
-        """The total, rounded once."""
-        return math.fsum([*self._partials, *self._special])
-
-
-#: The CLI's corpus accumulator is the core's :class:`~toolcall_f1.counting.Tally` (exact merge,
-#: the same numbers as ``compute``); the old name stays for scripts that import it.
-CorpusStats = Tally
+# --------------------------------------------------------------------------- reading input
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,8 +311,21 @@ def render_table(result: Mapping[str, Any], *, digits: int = 4, source: str = ""
     g      0   0   1     0.0000  0.0000  0.0000
     """
     n = result["num_examples"]
+    lines = [f"toolcall_f1 {VERSION}: {n} examples from {source}", ""] if source else []
+    rows = _summary_rows(result, digits)
+    width = max(len(k) for k, _ in rows)
+    lines += [f"{k:<{width}}  {v}" for k, v in rows]
+    table = result.get("per_tool")
+    if table is not None:
+        lines += ["", *_per_tool_lines(table, digits)]
+    return "\n".join(lines)
+
+
+def _summary_rows(result: Mapping[str, Any], digits: int) -> list[tuple[str, str]]:
+    """(name, value) for each corpus number, in the table's order."""
+    n = result["num_examples"]
     exact_n = round(result["exact_match"] * n)
-    rows = [
+    return [
         ("f1", f"{result['f1']:.{digits}f}"),
         ("precision", f"{result['precision']:.{digits}f}"),
         ("recall", f"{result['recall']:.{digits}f}"),
@@ -383,49 +339,50 @@ def render_table(result: Mapping[str, Any], *, digits: int = 4, source: str = ""
         ("hallucinated_args", str(result["hallucinated_args"])),
         ("signature", result["signature"]),
     ]
-    width = max(len(k) for k, _ in rows)
-    lines = []
-    if source:
-        lines += [f"toolcall_f1 {VERSION}: {n} examples from {source}", ""]
-    lines += [f"{k:<{width}}  {v}" for k, v in rows]
-    table = result.get("per_tool")
-    if table is not None:
-        lines.append("")
-        header = ["tool", "tp", "fp", "fn", "precision", "recall", "f1"]
-        body = [
-            [
-                name,
-                _fmt_count(c["tp"], digits),
-                _fmt_count(c["fp"], digits),
-                _fmt_count(c["fn"], digits),
-                f"{c['precision']:.{digits}f}",
-                f"{c['recall']:.{digits}f}",
-                f"{c['f1']:.{digits}f}",
-            ]
-            for name, c in table.items()
-        ]
-        if not body:
-            lines.append("(no tool calls in the corpus)")
-        else:
-            widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
-            for row in [header, *body]:
-                cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
-                lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+
+
+def _per_tool_lines(table: Mapping[str, Mapping[str, float]], digits: int) -> list[str]:
+    """The per-tool table: a header and one right-aligned row per tool."""
+    if not table:
+        return ["(no tool calls in the corpus)"]
+    header = ["tool", "tp", "fp", "fn", "precision", "recall", "f1"]
+    body = [
+        [name, *(_fmt_count(c[k], digits) for k in ("tp", "fp", "fn")),
+         *(f"{c[k]:.{digits}f}" for k in ("precision", "recall", "f1"))]
+        for name, c in table.items()
+    ]
+    widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
+    return [
+        "  ".join([row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]).rstrip()
+        for row in [header, *body]
+    ]
 
 
 # --------------------------------------------------------------------------- command line
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``toolcall-f1`` argument parser (subcommand ``score``)."""
+    """The ``toolcall-f1`` argument parser (subcommand ``score``).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser ``main`` uses; ``score``'s options come in three groups: input, scoring
+        settings, output.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["score", "--input", "run.jsonl", "--level", "arg"])
+    >>> args.command, args.input, args.level, args.matching
+    ('score', 'run.jsonl', 'arg', 'greedy')
+    """
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Cost-weighted, micro-averaged F1 for LLM tool calls (BFCL-style AST matching).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    p = sub.add_parser(
+    score = sub.add_parser(
         "score",
         help="score JSONL predictions against references",
         description=(
@@ -438,7 +395,14 @@ def build_parser() -> argparse.ArgumentParser:
             "example: %(prog)s --input examples/agent_traces.jsonl --tools examples/tools.json --per-tool"
         ),
     )
-    src = p.add_argument_group("input (either --input, or --predictions with --references)")
+    _add_input_options(score.add_argument_group("input (either --input, or --predictions with --references)"))
+    _add_scoring_options(score.add_argument_group("scoring settings (all appear in the signature)"))
+    _add_output_options(score.add_argument_group("output"))
+    return parser
+
+
+def _add_input_options(src: argparse._ArgumentGroup) -> None:
+    """Where the examples come from: the files, their fields, the tool schemas and weights."""
     src.add_argument(
         "--input",
         "-i",
@@ -452,22 +416,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="JSONL file of references; line i pairs with line i of --predictions",
     )
-    src.add_argument(
-        "--prediction-field",
-        metavar="NAME",
-        help=(
-            "field holding the prediction (default 'prediction' with --input; "
-            "with two files, the whole line unless given)"
-        ),
-    )
-    src.add_argument(
-        "--reference-field",
-        metavar="NAME",
-        help=(
-            "field holding the reference (default 'reference' with --input; "
-            "with two files, the whole line unless given)"
-        ),
-    )
+    for what in ("prediction", "reference"):
+        src.add_argument(
+            f"--{what}-field",
+            metavar="NAME",
+            help=(
+                f"field holding the {what} (default '{what}' with --input; "
+                "with two files, the whole line unless given)"
+            ),
+        )
     src.add_argument(
         "--tools-field",
         metavar="NAME",
@@ -490,7 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
         help='JSON file: {tool: w} or {tool: {"weight": w, "arguments": {arg: w}}}',
     )
 
-    st = p.add_argument_group("scoring settings (all appear in the signature)")
+
+def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
+    """The settings that change the numbers (each one appears in the signature)."""
     st.add_argument(
         "--level",
         choices=LEVELS,
@@ -543,7 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="count unreadable predictions (default) or stop with exit 2",
     )
 
-    out = p.add_argument_group("output")
+
+def _add_output_options(out: argparse._ArgumentGroup) -> None:
+    """What is printed, and when the run fails."""
     out.add_argument(
         "--output-format",
         "-o",
@@ -572,18 +533,17 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "--fail-under", type=float, metavar="F1", help="exit 1 when F1 is below this value (CI gate)"
     )
-    prog = out.add_mutually_exclusive_group()
-    prog.add_argument(
+    progress = out.add_mutually_exclusive_group()
+    progress.add_argument(
         "--progress",
         dest="progress",
         action="store_true",
         default=None,
         help="show a progress bar on stderr (default: when stderr is a terminal)",
     )
-    prog.add_argument(
+    progress.add_argument(
         "--no-progress", dest="progress", action="store_false", help="never show a progress bar"
     )
-    return parser
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -836,7 +796,7 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
         for line in run.parse_errors:
             _print_err(f"  {line}")
         if args.details is None:
-            _print_err(f"  (every example's verdict and parse error: --details FILE)")
+            _print_err("  (every example's verdict and parse error: --details FILE)")
 
 
 def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
