@@ -9,6 +9,34 @@ on the last batch — so the numbers are the same as without batching, micro-ave
 
 This module is an edge of the package: it never imports transformers or torch (a torch
 tensor is recognised by its ``detach`` method), so ``import toolcall_f1`` stays light.
+
+Removing the prompt (``strip_prompt``)
+--------------------------------------
+A decoder-only model's ``generate()`` output starts with the prompt it was given; an
+encoder-decoder's does not:
+
+- ``"inputs"``: drop the prompt token ids exactly. Needs
+  ``TrainingArguments(include_for_metrics=["inputs"])`` (``Seq2SeqTrainingArguments`` with
+  ``predict_with_generate=True``): each generated row must begin with its (left-padded)
+  input row, which is cut off; a row that does not raises ``ValueError``. The recommended
+  mode for decoder-only models.
+- ``"lengths"``: ``prompt_lengths[i]`` (in eval-dataset order) is the number of prompt
+  tokens of example ``i``, without padding. Leading pad tokens (left padding) are skipped,
+  then that many tokens are dropped. Caveat: a prompt that itself starts with the pad
+  token (a BOS equal to the pad token) loses one token too many; prefer ``"inputs"``.
+- ``"marker"``: the decoded text is cut after the **last** occurrence of
+  ``response_marker`` (e.g. ``"### Response:"``); a text without it is kept whole. The
+  marker must survive decoding (special tokens are skipped unless ``decode_kwargs``
+  says otherwise). Applied to label-decoded references too.
+- ``"labels"``: for teacher-forced evaluation on logits (plain ``Trainer``): keep the
+  argmax token at position ``t`` only where ``label_ids[t + label_shift] != -100``, i.e.
+  the answer span of a prompt-masked label. Causal LMs predict the next token: pass
+  ``label_shift=1``.
+- ``"none"`` (or ``False``): decode whole rows (encoder-decoder models).
+- ``"auto"`` (default, or ``True``): ``"lengths"`` if ``prompt_lengths`` is given,
+  ``"marker"`` if ``response_marker`` is, else each row that begins with its input row
+  (when ``EvalPrediction.inputs`` is present) has it cut off, and other rows are kept
+  whole — right for both model kinds.
 """
 
 from __future__ import annotations
@@ -194,14 +222,29 @@ class ToolCallComputeMetrics:
         """
         predictions, label_ids, inputs = _unpack(eval_pred)
         pred_rows = token_rows(predictions, "predictions")
-        n = len(pred_rows)
-        label_rows = None  # read only when used: with references=, labels may be anything
-        if label_ids is not None and (self.references is None or self.strip_prompt == "labels"):
-            label_rows = token_rows(label_ids, "label_ids")
-            if len(label_rows) != n:
-                raise ValueError(f"label_ids: {len(label_rows)} rows for {n} prediction rows")
+        label_rows = self._label_rows(label_ids, len(pred_rows))
+        pred_rows = self._strip(pred_rows, inputs, label_rows, offset)
+        texts = self._decode_rows(pred_rows, self._pred_decode_kwargs)
+        if self.strip_prompt == "marker":
+            texts = [self._after_marker(t) for t in texts]
+        return texts, self._references(label_rows, offset, len(pred_rows))
 
-        mode = self.strip_prompt
+    def _label_rows(self, label_ids: Any, n: int) -> list[np.ndarray] | None:
+        """The label rows, when they are used: for references (none given) or by
+        ``strip_prompt="labels"``; with ``references=`` the labels may be anything."""
+        if label_ids is None or (self.references is not None and self.strip_prompt != "labels"):
+            return None
+        label_rows = token_rows(label_ids, "label_ids")
+        if len(label_rows) != n:
+            raise ValueError(f"label_ids: {len(label_rows)} rows for {n} prediction rows")
+        return label_rows
+
+    def _strip(
+        self, pred_rows: list[np.ndarray], inputs: Any, label_rows: list[np.ndarray] | None, offset: int
+    ) -> list[np.ndarray]:
+        """The prediction rows without their prompt, as ``strip_prompt`` says (the text
+        modes, ``"marker"`` and ``"none"``, leave the rows as they are)."""
+        mode, n = self.strip_prompt, len(pred_rows)
         if mode in ("inputs", "auto"):
             input_rows = _input_rows(inputs, n)
             if input_rows is None and mode == "inputs":
@@ -210,44 +253,37 @@ class ToolCallComputeMetrics:
                     "TrainingArguments(include_for_metrics=['inputs']) so that "
                     "EvalPrediction.inputs is set"
                 )
-            if input_rows is not None:
-                pred_rows = [
-                    _strip_inputs(row, prompt, offset + i, strict=mode == "inputs")
-                    for i, (row, prompt) in enumerate(zip(pred_rows, input_rows))
-                ]
-        elif mode == "lengths":
+            if input_rows is None:
+                return pred_rows
+            return [
+                _strip_inputs(row, prompt, offset + i, strict=mode == "inputs")
+                for i, (row, prompt) in enumerate(zip(pred_rows, input_rows))
+            ]
+        if mode == "lengths":
             lengths = self.prompt_lengths or []
             _check_range(lengths, offset, n, "prompt_lengths")
             pad = getattr(self.tokenizer, "pad_token_id", None)
-            pred_rows = [
-                _strip_length(row, lengths[offset + i], pad, offset + i)
-                for i, row in enumerate(pred_rows)
-            ]
-        elif mode == "labels":
+            return [_strip_length(row, lengths[offset + i], pad, offset + i) for i, row in enumerate(pred_rows)]
+        if mode == "labels":
             if label_rows is None:
                 raise ValueError("strip_prompt='labels' needs label_ids")
-            pred_rows = [
-                _keep_labelled(row, labels, self.label_shift)
-                for row, labels in zip(pred_rows, label_rows)
-            ]
+            return [_keep_labelled(row, labels, self.label_shift) for row, labels in zip(pred_rows, label_rows)]
+        return pred_rows
 
-        texts = self._decode_rows(pred_rows, self._pred_decode_kwargs)
-        if mode == "marker":
-            texts = [self._after_marker(t) for t in texts]
-
+    def _references(self, label_rows: list[np.ndarray] | None, offset: int, n: int) -> list[Any]:
+        """This batch's references: the given ones, or the label rows decoded."""
         if self.references is not None:
             _check_range(self.references, offset, n, "references")
-            refs: list[Any] = self.references[offset : offset + n]
-        elif label_rows is None:
+            return self.references[offset : offset + n]
+        if label_rows is None:
             raise ValueError(
                 "label_ids is None: pass references=... (the gold calls of each eval example) "
                 "or give the eval dataset labels"
             )
-        else:
-            refs = self._decode_rows(label_rows, self.decode_kwargs)
-            if mode == "marker":
-                refs = [self._after_marker(t) for t in refs]
-        return texts, refs
+        refs = self._decode_rows(label_rows, self.decode_kwargs)
+        if self.strip_prompt == "marker":
+            refs = [self._after_marker(t) for t in refs]
+        return refs
 
     def _decode_rows(self, rows: Sequence[np.ndarray], kwargs: Mapping[str, Any]) -> list[str]:
         ids = [row[row != IGNORE_INDEX].tolist() for row in rows]
@@ -296,32 +332,6 @@ def make_compute_metrics(
     references the same way from ``label_ids`` (unless ``references`` is given) and scores
     the corpus with the metric. Trainer logs the result with an ``eval_`` prefix.
 
-    Removing the prompt (``strip_prompt``) — a decoder-only model's ``generate()`` output
-    starts with the prompt it was given; an encoder-decoder's does not:
-
-    - ``"inputs"``: drop the prompt token ids exactly. Needs
-      ``TrainingArguments(include_for_metrics=["inputs"])`` (``Seq2SeqTrainingArguments`` with
-      ``predict_with_generate=True``): each generated row must begin with its (left-padded)
-      input row, which is cut off; a row that does not raises ``ValueError``. The recommended
-      mode for decoder-only models.
-    - ``"lengths"``: ``prompt_lengths[i]`` (in eval-dataset order) is the number of prompt
-      tokens of example ``i``, without padding. Leading pad tokens (left padding) are skipped,
-      then that many tokens are dropped. Caveat: a prompt that itself starts with the pad
-      token (a BOS equal to the pad token) loses one token too many; prefer ``"inputs"``.
-    - ``"marker"``: the decoded text is cut after the **last** occurrence of
-      ``response_marker`` (e.g. ``"### Response:"``); a text without it is kept whole. The
-      marker must survive decoding (special tokens are skipped unless ``decode_kwargs``
-      says otherwise). Applied to label-decoded references too.
-    - ``"labels"``: for teacher-forced evaluation on logits (plain ``Trainer``): keep the
-      argmax token at position ``t`` only where ``label_ids[t + label_shift] != -100``, i.e.
-      the answer span of a prompt-masked label. Causal LMs predict the next token: pass
-      ``label_shift=1``.
-    - ``"none"`` (or ``False``): decode whole rows (encoder-decoder models).
-    - ``"auto"`` (default, or ``True``): ``"lengths"`` if ``prompt_lengths`` is given,
-      ``"marker"`` if ``response_marker`` is, else each row that begins with its input row
-      (when ``EvalPrediction.inputs`` is present) has it cut off, and other rows are kept
-      whole — right for both model kinds.
-
     Parameters
     ----------
     tokenizer
@@ -338,7 +348,8 @@ def make_compute_metrics(
     prompt_lengths
         Per eval example, its prompt's length in tokens (``strip_prompt="lengths"``).
     strip_prompt
-        One of :data:`STRIP_MODES`, ``True`` or ``False`` (above).
+        One of :data:`STRIP_MODES`, ``True`` or ``False``: how the prompt is removed
+        ("Removing the prompt" in this module's docstring).
     response_marker
         The text after which the response starts (``strip_prompt="marker"``).
     label_shift
