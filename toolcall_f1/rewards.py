@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .scoring import Score, ToolCallMetric
+from . import Score, ToolCallMetric
 
 __all__ = ["SCORES", "ToolCallReward"]
 
@@ -227,9 +227,20 @@ class ToolCallReward:
         if completions is None:
             raise TypeError("ToolCallReward: completions= is required (TRL passes it)")
         n = len(completions)
-        references = self._column(self.reference_column, kwargs, n, setting="reference_column", required=True)
-        tools = self._column(self.tools_column, kwargs, n, setting="tools_column",
-                             required=self.tools_column != DEFAULT_TOOLS_COLUMN)
+        references = self._column(self.reference_column, kwargs, n, setting="reference_column")
+        tools = self._tools_column(kwargs, n)
+        rewards, parse_errors = self._rewards(completions, references, tools, prompts)
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric) and n:
+            log_metric(f"{self.__name__}/parse_error_rate", parse_errors / n)
+        return rewards
+
+    def _rewards(
+        self, completions: Sequence[Any], references: Sequence[Any], tools: Sequence[Any] | None,
+        prompts: Sequence[Any] | None,
+    ) -> tuple[list[float], int]:
+        """(one reward per completion, how many could not be read); rows identical in
+        completion, reference and tools are scored once."""
         rewards: list[float] = []
         parse_errors = 0
         decoded_tools: dict[Any, list[Mapping[str, Any]] | None] = {}
@@ -246,10 +257,7 @@ class ToolCallReward:
                     done[key] = hit
             rewards.append(hit[0])
             parse_errors += hit[1]
-        log_metric = kwargs.get("log_metric")
-        if callable(log_metric) and n:
-            log_metric(f"{self.__name__}/parse_error_rate", parse_errors / n)
-        return rewards
+        return rewards, parse_errors
 
     # -- one completion -------------------------------------------------------------------
 
@@ -299,16 +307,9 @@ class ToolCallReward:
     # -- columns ----------------------------------------------------------------------------
 
     @staticmethod
-    def _column(
-        name: str | None, kwargs: Mapping[str, Any], n: int, *, setting: str, required: bool
-    ) -> Sequence[Any] | None:
-        """The dataset column ``name`` (one value per completion), or None when it is absent
-        and not required."""
-        if name is None:
-            return None
+    def _column(name: str, kwargs: Mapping[str, Any], n: int, *, setting: str) -> Sequence[Any]:
+        """The dataset column ``name``: one value per completion."""
         if name not in kwargs:
-            if not required:
-                return None
             columns = ", ".join(sorted(k for k in kwargs if k not in _TRL_KWARGS)) or "none"
             raise ValueError(
                 f"ToolCallReward: column {name!r} is not among the columns passed to the reward "
@@ -319,6 +320,14 @@ class ToolCallReward:
             got = f"{len(values)} values" if hasattr(values, "__len__") else type(values).__name__
             raise ValueError(f"ToolCallReward: column {name!r}: expected one value per completion ({n}), got {got}")
         return values
+
+    def _tools_column(self, kwargs: Mapping[str, Any], n: int) -> Sequence[Any] | None:
+        """The tools column, or None: when ``tools_column`` is None, or it is the default
+        name and the dataset has no such column."""
+        name = self.tools_column
+        if name is None or (name == DEFAULT_TOOLS_COLUMN and name not in kwargs):
+            return None
+        return self._column(name, kwargs, n, setting="tools_column")
 
     def _tools(
         self, value: Any, decoded: dict[Any, list[Mapping[str, Any]] | None], row: int,
