@@ -15,8 +15,9 @@ Usage::
     python -m toolcall_f1 score --input run.jsonl --fail-under 0.8      # CI gate
 
 Exit codes: 0 success, 1 only for F1 below ``--fail-under``, 2 usage or input error. A line
-that cannot be used as input (not JSON, a missing field, an unreadable reference) is named
-with its file and line (``refs.jsonl:17: invalid JSON: ...``) and reading goes on, so one run
+that cannot be used as input (not JSON, an object naming a key twice, a missing field, an
+unreadable reference) is named with its file and line (``refs.jsonl:17: invalid JSON: ...``,
+``refs.jsonl:18: duplicate key 'city' (column 52): ...``) and reading goes on, so one run
 lists them all (``--max-errors N`` stops early); then no scores are printed and the exit is 2.
 A prediction that cannot be read is model behaviour: scored as no calls, and named on stderr
 after the table (``preds.jsonl:3: python: unbalanced brackets ...``). Warnings go to stderr.
@@ -29,17 +30,16 @@ import contextlib
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
-from .calls import ToolCallParseError
+from . import FORMATS, VERSION, Score, Tally, ToolCallMetric, ToolCallParseError
 from .matching import LEVELS, MATCHINGS
-from .parsing import FORMATS
-from .counting import Tally
-from .scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS, VERSION, Score, ToolCallMetric
+from .scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS
 from .templates import TemplateReader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS
 
@@ -63,6 +63,101 @@ PROG = "toolcall-f1"
 
 class InputError(Exception):
     """A usage or input problem: reported on stderr as ``toolcall-f1: <message>``, exit 2."""
+
+
+# --------------------------------------------------------------------------- JSON, strictly
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object that names a key twice: ``json.loads`` would keep its last value, silently."""
+
+    def __init__(self, key: str, pos: int | None = None) -> None:
+        super().__init__(key, pos)
+        self.key = key
+        self.pos = pos  # where in the text the key comes again, when found
+
+    def located(self, text: str) -> tuple[int, str]:
+        """(1-based line, ``" (column N)"`` or ``""``) of the second occurrence in ``text``."""
+        if self.pos is None:
+            return 1, ""
+        line_start = text.rfind("\n", 0, self.pos) + 1
+        return text.count("\n", 0, self.pos) + 1, f" (column {self.pos - line_start + 1})"
+
+
+#: Why a duplicate key is an input error rather than a value.
+_DUPLICATE_WHY = "a JSON object names it twice, and only one of its values would be read"
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object, or :class:`_DuplicateKey` naming the first repeat."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+_STRICT_JSON = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``, except that an object naming a key twice raises
+    :class:`_DuplicateKey` (the first repeat in the text, and where) instead of keeping one value."""
+    try:
+        return _STRICT_JSON.decode(text)
+    except _DuplicateKey as err:
+        located = _first_repeat(text)
+        raise (err if located is None else located) from None
+
+
+# Locating a repeated key: run only once one was found, so it may be slow (but stays linear).
+_WS = re.compile(r"[ \t\n\r]*")
+_RAW = json.JSONDecoder()
+
+
+def _ws(s: str, pos: int) -> int:
+    """The first index at or after ``pos`` that is not JSON whitespace."""
+    m = _WS.match(s, pos)
+    return m.end() if m else pos
+
+
+def _first_repeat(text: str) -> _DuplicateKey | None:
+    """The first key in ``text`` that its object names again, with its position; None when the
+    walk fails (the text has other errors too)."""
+    try:
+        _skip_value(text, _ws(text, 0))
+    except _DuplicateKey as found:
+        return found
+    except (ValueError, IndexError, RecursionError):
+        pass
+    return None
+
+
+def _skip_value(s: str, pos: int) -> int:
+    """Walk the JSON value at ``pos`` and return where it ends; raises :class:`_DuplicateKey`
+    at the first key an object names twice."""
+    opener = s[pos]
+    if opener not in "{[":
+        return _RAW.raw_decode(s, pos)[1]
+    closer = "}" if opener == "{" else "]"
+    seen: set[str] = set()
+    pos = _ws(s, pos + 1)
+    while s[pos] != closer:
+        if opener == "{":
+            if s[pos] != '"':
+                raise ValueError("expected a key")
+            key, end = _RAW.raw_decode(s, pos)
+            if key in seen:
+                raise _DuplicateKey(key, pos)
+            seen.add(key)
+            pos = _ws(s, _ws(s, end) + 1)  # past the ':'
+        pos = _ws(s, _skip_value(s, pos))
+        if s[pos] == ",":
+            pos = _ws(s, pos + 1)
+    return pos + 1
 
 
 # --------------------------------------------------------------------------- reading input
@@ -110,8 +205,11 @@ def _parse_line(raw: bytes) -> tuple[Any, str | None]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         return None, f"not valid UTF-8: {err.reason} at byte {err.start}"
+    text = text.rstrip("\r\n")
     try:
-        return json.loads(text.rstrip("\r\n")), None
+        return _loads(text), None
+    except _DuplicateKey as err:
+        return None, f"duplicate key {err.key!r}{err.located(text)[1]}: {_DUPLICATE_WHY}"
     except json.JSONDecodeError as err:
         return None, f"invalid JSON: {err.msg} (column {err.colno})"
     except RecursionError:
@@ -256,9 +354,14 @@ def _example(
 
 def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
     """The JSON value in ``path``, which must be a ``kind``; errors name the file."""
+    text = ""
     try:
         with open(path, encoding="utf-8") as fh:
-            value = json.load(fh)
+            text = fh.read()
+        value = _loads(text)
+    except _DuplicateKey as err:
+        line, column = err.located(text)
+        raise InputError(f"{path}:{line}: duplicate key {err.key!r} in {what}{column}: {_DUPLICATE_WHY}") from None
     except OSError as err:
         raise InputError(f"{path}: cannot open {what}: {err.strerror or err}") from None
     except UnicodeDecodeError as err:

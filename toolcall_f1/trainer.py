@@ -47,7 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from . import ToolCallMetric
+from . import ToolCallMetric, load
+from .templates import TemplateReader
 
 __all__ = ["COMPUTE_OPTIONS", "STRIP_MODES", "ToolCallComputeMetrics", "loggable", "make_compute_metrics", "token_rows"]
 
@@ -655,9 +656,6 @@ def _check_range(items: Sequence[Any], offset: int, n: int, what: str) -> None:
 def _use_response_template(tokenizer: Any, metric: Any, kwargs: dict[str, Any]) -> bool:
     """Whether predictions are read with a response template; makes the tokenizer's own
     ``response_template`` the ``prediction_format`` (in ``kwargs``) when none is chosen."""
-    from .scoring import ToolCallMetric
-    from .templates import TemplateReader
-
     if kwargs.get("prediction_format") is not None:
         return not isinstance(kwargs["prediction_format"], str)
     if isinstance(metric, ToolCallMetric) and metric.prediction_format != "auto":
@@ -687,8 +685,6 @@ def _resolve_metric(metric: Any, kwargs: dict[str, Any]) -> tuple[Any, bool]:
     setup = {k: kwargs[k] for k in SETUP_OPTIONS if k in kwargs and kwargs[k] is not None}
     ToolCallMetric(**setup)
     if metric is None:
-        from . import load
-
         return load(keep_in_memory=True), False
     if not (hasattr(metric, "add_batch") and hasattr(metric, "compute")):
         raise TypeError(

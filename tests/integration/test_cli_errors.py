@@ -307,3 +307,84 @@ def test_a_tools_field_that_is_not_used_is_said(tmp_path: Path, capsys: pytest.C
     rc, out, err = score(capsys, "--input", str(inp), "--output-format", "json", "--tools-field", "tools")
     assert rc == 0 and json.loads(out)["f1"] == 0.0  # the schema's integer type rejects 10.0
     assert "not used" not in err
+
+
+# --------------------------------------------------------------------------- duplicate keys
+# json.loads keeps the last value of a repeated key, silently: {"x": 1, "x": 2} would be
+# scored as {"x": 2}. The CLI names the line (and column) instead, like any unusable line.
+
+DUP_LINES = [
+    # (id, the JSONL line, the key named twice: the column is that of its last occurrence)
+    ("argument", '{"prediction": [], "reference": [{"name": "f", "arguments": {"x": 1, "x": 2}}]}', "x"),
+    ("field", '{"prediction": [], "reference": [], "reference": [{"name": "f", "arguments": {}}]}', "reference"),
+    ("in-prediction", '{"prediction": [{"name": "f", "arguments": {"y": 1, "y": 1}}], "reference": []}', "y"),
+    # the first repeat in the text: the outer 'x' comes again before the inner 'z' does
+    ("first-in-text", '[1, {"x": {"y": 1}, "x": {"z": 1, "z": 2}}]', "x"),
+]
+
+
+@pytest.mark.parametrize("line, key", [d[1:] for d in DUP_LINES], ids=[d[0] for d in DUP_LINES])
+def test_a_duplicate_key_in_a_jsonl_line_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, key: str
+) -> None:
+    column = line.rindex(json.dumps(key)) + 1
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n" + line + "\n" + json.dumps(GOOD) + "\n", encoding="utf-8")
+    rc, out, err = score(capsys, "--input", str(path), "--fail-under", "0.1")
+    assert (rc, out) == (2, ""), err
+    assert err.splitlines() == [
+        f"toolcall-f1: error: {path}:2: duplicate key {key!r} (column {column}): "
+        "a JSON object names it twice, and only one of its values would be read",
+        "toolcall-f1: error: 1 input line(s) could not be used (above); no scores reported",
+    ]
+
+
+def test_duplicate_keys_on_many_lines_are_all_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dup = '{"prediction": [], "reference": [], "reference": []}'
+    refs = tmp_path / "r.jsonl"
+    refs.write_text("\n".join([json.dumps([c("f", x=1)]), dup, '[{"name": "f", "name": "g"}]', dup]) + "\n",
+                    encoding="utf-8")
+    preds = write_jsonl(tmp_path / "p.jsonl", [[c("f", x=1)]] * 4)
+    rc, out, err = score(capsys, "-p", str(preds), "-r", str(refs))
+    assert (rc, out) == (2, "")
+    assert [e.split(": duplicate key ")[0] for e in err.splitlines()[:-1]] == [
+        f"toolcall-f1: error: {refs}:{n}" for n in (2, 3, 4)
+    ]
+    assert "duplicate key 'name' (column 16)" in err
+    assert err.splitlines()[-1].endswith("3 input line(s) could not be used (above); no scores reported")
+    rc, out, err = score(capsys, "-p", str(preds), "-r", str(refs), "--max-errors", "1")
+    assert (rc, out) == (2, "") and f"{refs}:3" not in err and "stopped after --max-errors 1" in err
+
+
+def test_the_same_key_in_different_objects_is_fine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # sibling calls share "name"/"arguments", nested objects reuse a key: nothing repeated in one object
+    line = {"prediction": [c("f", x={"x": 1}), c("f", x=2)], "reference": [c("f", x={"x": 1}), c("f", x=2)]}
+    # a repeated key inside prediction *text* is the model's output, read by the scorer, not an input error
+    text = '<tool_call>{"name": "f", "arguments": {"x": 2, "x": 2}}</tool_call>'
+    inp = write_jsonl(tmp_path / "in.jsonl", [line, {"prediction": text, "reference": [c("f", x=2)]}])
+    rc, out, err = score(capsys, "--input", str(inp), "--output-format", "json")
+    assert rc == 0, err
+    assert "duplicate key" not in err and json.loads(out)["num_examples"] == 2
+
+
+DUP_FILES = [
+    # (option, file text, the message after the path)
+    ("--tools",
+     '[\n  {"name": "f",\n   "parameters": {"type": "object",\n                  "properties": {"x": {"type": "string"},\n'
+     '                                 "x": {"type": "integer"}}}}\n]\n',
+     ":5: duplicate key 'x' in tools (column 34)"),
+    ("--weights", '{"f": 1, "g": {"weight": 2, "arguments": {}}, "f": 3}', ":1: duplicate key 'f' in weights (column 47)"),
+    ("--response-template", '{"fields": {}, "fields": {}}', ":1: duplicate key 'fields' in response template (column 16)"),
+]
+
+
+@pytest.mark.parametrize("option, text, message", DUP_FILES, ids=[d[0].strip("-") for d in DUP_FILES])
+def test_a_duplicate_key_in_a_settings_file_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, text: str, message: str
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(text, encoding="utf-8")
+    rc, out, err = score(capsys, "--input", str(TRACES), option, str(path))
+    assert (rc, out) == (2, ""), err
+    assert err == (f"toolcall-f1: error: {path}{message}: "
+                   "a JSON object names it twice, and only one of its values would be read\n")
