@@ -229,16 +229,16 @@ def test_details_to_stdout_then_the_summary(tmp_path: Path, capsys: pytest.Captu
 
 def test_tools_field_absent_from_every_line_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     inp = write_jsonl(tmp_path / "in.jsonl", [GOOD, GOOD])
-    rc, out, err = score(capsys, "--input", str(inp), "--tools-field", "functions")
+    rc, _, err = score(capsys, "--input", str(inp), "--tools-field", "functions")
     assert rc == 0
     assert "toolcall-f1: warning: --tools-field 'functions' is absent from every line" in err
 
 
 def test_mostly_unreadable_predictions_question_the_format(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = score(capsys, "--input", str(TRACES), "--prediction-format", "bfcl")
+    rc, _, err = score(capsys, "--input", str(TRACES), "--prediction-format", "bfcl")
     assert rc == 0
     assert "toolcall-f1: warning: 15 of 26 predictions could not be read: is --prediction-format 'bfcl' right?" in err
-    rc, out, err = score(capsys, "--input", str(TRACES))
+    rc, _, err = score(capsys, "--input", str(TRACES))
     assert "warning" not in err  # 1 of 26
 
 
@@ -252,7 +252,7 @@ def test_python_warnings_from_the_scorer_go_to_stderr_once(
 
     monkeypatch.setattr(cli, "ToolCallMetric", Warning_)
     inp = write_jsonl(tmp_path / "in.jsonl", [GOOD, GOOD, GOOD])
-    rc, out, err = score(capsys, "--input", str(inp))
+    rc, _, err = score(capsys, "--input", str(inp))
     assert rc == 0
     assert err.splitlines() == ["toolcall-f1: warning: weights: tool 'nope' is not among the tool schemas (x3)"]
 
@@ -291,7 +291,7 @@ def test_an_unexpected_error_is_exit_2_not_the_fail_under_code(
 def test_details_never_overwrites_an_input_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     inp = write_jsonl(tmp_path / "in.jsonl", [GOOD, GOOD])
     before = inp.read_bytes()
-    rc, out, err = score(capsys, "--input", str(inp), "--details", str(inp))
+    rc, _, err = score(capsys, "--input", str(inp), "--details", str(inp))
     assert rc == 2
     assert "--details would overwrite an input file" in err
     assert inp.read_bytes() == before

@@ -5,8 +5,6 @@ columns, two steps with ``num_generations=2``."""
 from __future__ import annotations
 
 import json
-import socket
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +17,8 @@ trl = pytest.importorskip("trl")
 
 from toolcall_f1 import ToolCallMetric  # noqa: E402
 from toolcall_f1.rewards import ToolCallReward  # noqa: E402
+
+from .tiny_models import tiny_gpt2, word_tokenizer  # noqa: E402
 
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -39,42 +39,7 @@ WORDS = sorted(
 )
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """No Hub, no network, caches under tmp_path."""
-    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        monkeypatch.setenv(var, "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("WANDB_DISABLED", "true")
-    real_connect = socket.socket.connect
-
-    def local_only(sock: socket.socket, address: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1", "localhost"):
-            raise RuntimeError(f"test_grpo: network access attempted: {address!r}")
-        return real_connect(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", local_only)
-
-
-@pytest.fixture
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-def word_tokenizer() -> Any:
-    specials = ["<pad>", "</s>", "<unk>"]
-    vocab = {tok: i for i, tok in enumerate(specials + WORDS)}
-    tk = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    tk.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
-    tk.decoder = tokenizers.decoders.WordPiece(prefix="##", cleanup=False)  # joins words with spaces
-    return transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tk, pad_token="<pad>", eos_token="</s>", unk_token="<unk>", padding_side="left",
-    )
+pytestmark = pytest.mark.usefixtures("offline_hub")  # no Hub, no network: tests/integration/conftest.py
 
 
 class RecordingReward(ToolCallReward):
@@ -98,15 +63,10 @@ class RecordingReward(ToolCallReward):
 @pytest.mark.slow
 @pytest.mark.parametrize("conversational", [False, True], ids=["standard", "conversational"])
 def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None, conversational: bool) -> None:
-    tk = word_tokenizer()
+    tk = word_tokenizer(WORDS, padding_side="left")
     if conversational:  # the prompts are messages, the completions assistant messages
         tk.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
-    config = transformers.GPT2Config(
-        vocab_size=len(tk), n_layer=1, n_embd=16, n_head=2, n_positions=64,
-        pad_token_id=tk.pad_token_id, eos_token_id=tk.eos_token_id, bos_token_id=tk.eos_token_id,
-    )
-    torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(config)
+    model = tiny_gpt2(tk, n_embd=16)
     train = datasets.Dataset.from_list([
         {"prompt": [{"role": "user", "content": p}] if conversational else p, "reference": ref,
          "tools": json.dumps(TOOLS)}

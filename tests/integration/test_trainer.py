@@ -10,8 +10,6 @@ compare its ``eval_*`` numbers with ``ToolCallMetric().compute`` on the decoded 
 from __future__ import annotations
 
 import dataclasses
-import socket
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -32,6 +30,8 @@ from toolcall_f1.trainer import (  # noqa: E402
     make_compute_metrics,
     token_rows,
 )
+
+from .tiny_models import tiny_gpt2, word_tokenizer  # noqa: E402
 
 EvalPrediction = transformers.EvalPrediction
 
@@ -59,49 +59,11 @@ EXAMPLES = [
 ]
 EVAL = [*EXAMPLES, ("time in Paris =>", "[ get_time ( city = 'Paris' ) ]")]
 WORDS = sorted({w for prompt, calls in EVAL for w in f"{prompt} {calls}".split()} | {"###", "noise"})
-SPECIALS = ["<pad>", "</s>", "<unk>"]
 
 
-# -- isolation ----------------------------------------------------------------------------
+# -- isolation: no Hub, no network (tests/integration/conftest.py) ----------------------------
 
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    """No hub, no network, caches under tmp_path."""
-    for var in ("HF_HUB_OFFLINE", "HF_EVALUATE_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        monkeypatch.setenv(var, "1")
-    for var, sub in (("HF_HOME", "hf"), ("HF_DATASETS_CACHE", "datasets"), ("HF_EVALUATE_CACHE", "evaluate"),
-                     ("HF_HUB_CACHE", "hub"), ("HF_METRICS_CACHE", "metrics")):
-        monkeypatch.setenv(var, str(tmp_path / "cache" / sub))
-    monkeypatch.setenv("WANDB_DISABLED", "true")
-    # the libraries read the flags at import time: patch the imported values too
-    import datasets.config
-    import evaluate.config
-    import huggingface_hub.constants
-
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    monkeypatch.setattr(evaluate.config, "HF_EVALUATE_OFFLINE", True)
-    monkeypatch.setattr(datasets.config, "HF_DATASETS_OFFLINE", True)
-
-    real_connect = socket.socket.connect
-
-    def local_only(sock: socket.socket, address: Any) -> Any:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1", "localhost"):
-            raise RuntimeError(f"test_trainer: network access attempted: {address!r}")
-        return real_connect(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", local_only)
-
-
-@pytest.fixture
-def one_thread() -> Iterator[None]:
-    """Tiny models train ~8x faster on one thread than on many contending ones."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("offline_hub")
 
 
 @pytest.fixture(scope="module")
@@ -113,20 +75,9 @@ def metric_module() -> Any:
 # -- a tiny tokenizer -------------------------------------------------------------------
 
 
-def word_tokenizer(padding_side: str = "right") -> Any:
-    """A word-level tokenizer over the words of EVAL, built locally."""
-    vocab = {tok: i for i, tok in enumerate(SPECIALS + WORDS)}
-    tk = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    tk.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
-    return transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tk, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
-        padding_side=padding_side,
-    )
-
-
 @pytest.fixture(scope="module")
 def tok() -> Any:
-    return word_tokenizer()
+    return word_tokenizer(WORDS)
 
 
 def ids(tk: Any, text: str) -> list[int]:
@@ -511,7 +462,7 @@ def seq2seq_args(tmp_path: Any, **kwargs: Any) -> Any:
 
 @pytest.mark.slow
 def test_seq2seq_trainer_t5(tmp_path: Any, one_thread: None) -> None:
-    tk = word_tokenizer("right")
+    tk = word_tokenizer(WORDS, padding_side="right")
     train = [{"input_ids": ids(tk, p), "labels": ids(tk, c) + [tk.eos_token_id]} for p, c in EXAMPLES]
     eval_ds = [{"input_ids": ids(tk, p), "labels": ids(tk, c) + [tk.eos_token_id]} for p, c in EVAL]
     config = transformers.T5Config(
@@ -557,7 +508,7 @@ def test_seq2seq_trainer_t5(tmp_path: Any, one_thread: None) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("batch_eval_metrics", [False, True], ids=["one-shot", "batched"])
 def test_seq2seq_trainer_decoder_only_gpt2(tmp_path: Any, one_thread: None, batch_eval_metrics: bool) -> None:
-    tk = word_tokenizer("left")  # decoder-only generation pads on the left
+    tk = word_tokenizer(WORDS, padding_side="left")  # decoder-only generation pads on the left
     train = []
     for prompt, calls in EXAMPLES:
         p, c = ids(tk, prompt), ids(tk, calls) + [tk.eos_token_id]
@@ -566,12 +517,7 @@ def test_seq2seq_trainer_decoder_only_gpt2(tmp_path: Any, one_thread: None, batc
     # the Trainer computes a loss and calls compute_metrics — the gold calls are given
     eval_ds = [{"input_ids": ids(tk, p), "labels": ids(tk, p)} for p, _ in EVAL]
     references = [c.replace(" ", "") for _, c in EVAL]  # the metric reads any spacing
-    config = transformers.GPT2Config(
-        vocab_size=len(tk), n_layer=1, n_embd=32, n_head=2, n_positions=64,
-        pad_token_id=tk.pad_token_id, eos_token_id=tk.eos_token_id, bos_token_id=tk.eos_token_id,
-    )
-    torch.manual_seed(0)
-    model = transformers.GPT2LMHeadModel(config)
+    model = tiny_gpt2(tk, n_embd=32)
     model.generation_config.pad_token_id = tk.pad_token_id
     model.generation_config.eos_token_id = tk.eos_token_id
     args = seq2seq_args(
