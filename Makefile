@@ -67,9 +67,12 @@ test: install-test
 bench: $(STAMP)/install-test
 	$(PYTHON) benchmarks/run_all.py
 
+# Both checkers always run (a ruff finding does not hide mypy's); fails if either finds something.
 lint:
-	$(PYTHON) -m ruff check toolcall_f1 tests app.py toolcall_f1.py benchmarks
-	$(PYTHON) -m mypy toolcall_f1 app.py
+	@rc=0; \
+	$(PYTHON) -m ruff check toolcall_f1 tests app.py toolcall_f1.py benchmarks || rc=1; \
+	$(PYTHON) -m mypy toolcall_f1 app.py || rc=1; \
+	exit $$rc
 
 clean:
 	rm -rf $(STAMP) build dist *.egg-info test-artifacts

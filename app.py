@@ -1307,7 +1307,7 @@ def _input_boxes(first: Inputs) -> list[Any]:
 
 def _settings(first: Inputs) -> list[Any]:
     """The six settings; the two formats side by side (help on each is in "What ... mean")."""
-    settings = [
+    settings: list[Any] = [
         gr.Radio(list(LEVELS), value=first.level, label="Level", elem_id="level",
                  info="call: a call counts only when exact · arg: credit per argument"),
         gr.Radio(list(MATCHINGS), value=first.matching, label="Matching", elem_id="matching",
@@ -1370,7 +1370,7 @@ def build_demo() -> gr.Blocks:
         outputs = [preset_info, message, scores, table, chart, python, cli, raw, view]
         # One queue for everything that computes or reads the stored view, one at a time, in
         # the order the page sent them: a slower earlier compute can never land after a later one.
-        private = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score",
+        private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score",
                    "concurrency_limit": 1}
         for key, button in buttons.items():
             button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **private)
