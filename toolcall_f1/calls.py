@@ -233,7 +233,11 @@ class AnyOf:
     def _fill(self, values: tuple[Any, ...], optional: bool) -> None:
         _set(self, "values", values)
         _set(self, "optional", optional)
-        _set(self, "plain", _NESTED.isdisjoint(map(type, values)))
+        _set(self, "plain", True)
+        for v in values:
+            if type(v) in _NESTED:
+                _set(self, "plain", False)
+                break
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(v) for v in self.values)
@@ -672,7 +676,7 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
     """
     if isinstance(answer, str):
         answer = load_json(answer, "bfcl")
-    if isinstance(answer, Mapping):
+    if _is_mapping(answer):
         answer = [answer]
     if not isinstance(answer, list):
         raise ValueError(f"{where}: expected a list of {{name: {{param: [accepted]}}}}, got {type(answer).__name__}")
@@ -681,12 +685,12 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
 
 def _bfcl_call(entry: Any, where: str, i: int) -> GoldCall:
     """The ``i``-th call of a possible answer: ``{name: {param: [accepted, ...]}}``."""
-    if not isinstance(entry, Mapping) or len(entry) != 1:
+    if not _is_mapping(entry) or len(entry) != 1:
         raise ValueError(f"{where}[{i}]: expected a single-key object {{name: {{param: [accepted]}}}}")
     ((name, params),) = entry.items()
     if isinstance(params, str):
         params = load_json(params, "bfcl")
-    if not isinstance(params, Mapping):
+    if not _is_mapping(params):
         raise ValueError(f"{where}[{i}].{name}: expected an object of parameters")
     at = f"{where}[{i}].{name}"
     return GoldCall(str(name), MappingProxyType({str(p): _bfcl_accepted(v, at, p) for p, v in params.items()}))
@@ -714,6 +718,10 @@ def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> A
         else:
             accepted.append(_bfcl_value(v, f"{where}.{key}", nested))
     return AnyOf._of(tuple(accepted) or ("",), optional)
+
+
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)  # a dict without the ABC's check
 
 
 def _bfcl_value(value: Any, where: str, nested: bool) -> Any:
