@@ -18,19 +18,8 @@ from typing import Any
 from .values import plain_json, strictly_identical
 
 __all__ = [
-    "Call",
-    "AnyOf",
-    "NestedAnswer",
-    "NestedList",
-    "GoldCall",
-    "ToolCallParseError",
-    "ToolCallWarning",
-    "MAX_BYTES",
-    "MAX_DEPTH",
-    "load_json",
-    "normalize_value",
-    "coerce_structured",
-    "plain_json",
+    "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "ToolCallWarning",
+    "MAX_BYTES", "MAX_DEPTH", "load_json", "normalize_value", "coerce_structured", "plain_json",
 ]
 
 #: Inputs larger than this (per example) are parse errors, never a hang.
@@ -66,28 +55,13 @@ class ToolCallParseError(ValueError):
     """
 
     def __init__(
-        self,
-        message: str,
-        *,
-        format: str = "auto",
-        snippet: str | None = None,
-        index: int | None = None,
-        where: str | None = None,
+        self, message: str, *, format: str = "auto", snippet: str | None = None,
+        index: int | None = None, where: str | None = None,
     ) -> None:
-        self.reason = message
-        self.format = format
-        self.snippet = snippet
-        self.index = index
-        self.where = where
-        super().__init__(self._render())
-
-    def _render(self) -> str:
-        text = f"{self.format}: {self.reason}"
-        if self.snippet is not None:
-            text += f" (in {_clip(self.snippet)!r})"
-        if self.where is not None:
-            text = f"{self.where}: {text}"
-        return text
+        self.reason, self.format, self.snippet = message, format, snippet
+        self.index, self.where = index, where
+        text = f"{format}: {message}" + ("" if snippet is None else f" (in {_clip(snippet)!r})")
+        super().__init__(text if where is None else f"{where}: {text}")
 
     def located(self, where: str, index: int | None = None) -> ToolCallParseError:
         """The same error, named after the input it came from (``predictions[3]``)."""
@@ -196,6 +170,7 @@ class NestedList:
 
 _NESTED = frozenset({NestedAnswer, NestedList})
 
+
 @dataclass(frozen=True, slots=True, init=False)
 class AnyOf:
     """A gold argument's accepted values; ``optional=True`` lets the prediction omit it.
@@ -252,13 +227,11 @@ class GoldCall:
     arguments: Mapping[str, AnyOf]
 
     def __repr__(self) -> str:
-        parts = []
-        for k, v in self.arguments.items():
-            if len(v.values) == 1 and not v.optional:
-                parts.append(f"{k}={v.values[0]!r}")
-            else:
-                parts.append(f"{k}={v!r}")
-        return f"{self.name}({', '.join(parts)})"
+        args = (
+            f"{k}={v.values[0]!r}" if len(v.values) == 1 and not v.optional else f"{k}={v!r}"
+            for k, v in self.arguments.items()
+        )
+        return f"{self.name}({', '.join(args)})"
 
     @classmethod
     def from_call(cls, call: Call) -> GoldCall:
@@ -287,12 +260,7 @@ class _Budget:
 
 
 def normalize_value(
-    value: Any,
-    *,
-    fmt: str = "structured",
-    depth: int = 0,
-    budget: _Budget | None = None,
-    gold: bool = False,
+    value: Any, *, fmt: str = "structured", depth: int = 0, budget: _Budget | None = None, gold: bool = False
 ) -> Any:
     """Check that ``value`` is JSON data and return it with tuples turned into lists.
 
@@ -366,7 +334,9 @@ def _normalize_other(value: Any, fmt: str, depth: int, budget: _Budget, gold: bo
     raise ToolCallParseError(f"{kind} is not a JSON value", format=fmt)
 
 
-def _normalize_object(value: Mapping[Any, Any], fmt: str, depth: int, budget: _Budget, gold: bool) -> dict[str, Any]:
+def _normalize_object(
+    value: Mapping[Any, Any], fmt: str, depth: int, budget: _Budget, gold: bool
+) -> dict[str, Any]:
     out = {}
     for k, v in value.items():
         if type(k) is not str and not isinstance(k, str):
@@ -575,7 +545,8 @@ class _Structured:
             return [self.call(fn.get("name"), fn.get("arguments", fn.get("parameters")))]
         if "tool_calls" in obj:
             held = obj["tool_calls"]
-            if held is None or isinstance(held, (list, tuple)) or "role" in obj or type(held).__module__ == "numpy":
+            listed = held is None or isinstance(held, (list, tuple)) or type(held).__module__ == "numpy"
+            if listed or "role" in obj:
                 return self.tool_calls(plain_json(held), depth)
         if kind == "tool_use":
             return [self.call(obj.get("name"), obj.get("input"))]
@@ -631,7 +602,8 @@ class _Structured:
         return Call._owned(name, self.value(raw_args))
 
     def value(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        return normalize_value(arguments, fmt=self.fmt, budget=self.budget, gold=self.gold)  # type: ignore[no-any-return]
+        out: dict[str, Any] = normalize_value(arguments, fmt=self.fmt, budget=self.budget, gold=self.gold)
+        return out
 
 
 # --------------------------------------------------------------------------- BFCL answers
@@ -679,7 +651,9 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
     if _is_mapping(answer):
         answer = [answer]
     if not isinstance(answer, list):
-        raise ValueError(f"{where}: expected a list of {{name: {{param: [accepted]}}}}, got {type(answer).__name__}")
+        raise ValueError(
+            f"{where}: expected a list of {{name: {{param: [accepted]}}}}, got {type(answer).__name__}"
+        )
     return [_bfcl_call(entry, where, i) for i, entry in enumerate(answer)]
 
 
@@ -693,7 +667,8 @@ def _bfcl_call(entry: Any, where: str, i: int) -> GoldCall:
     if not _is_mapping(params):
         raise ValueError(f"{where}[{i}].{name}: expected an object of parameters")
     at = f"{where}[{i}].{name}"
-    return GoldCall(str(name), MappingProxyType({str(p): _bfcl_accepted(v, at, p) for p, v in params.items()}))
+    args = {str(p): _bfcl_accepted(v, at, p) for p, v in params.items()}
+    return GoldCall(str(name), MappingProxyType(args))
 
 
 def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> AnyOf:
@@ -702,7 +677,8 @@ def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> A
         if nested:  # inside a nested answer a bare value is one accepted value
             return AnyOf(normalize_value(values, fmt="bfcl"))
         raise ValueError(
-            f"{where}.{key}: expected a list of accepted values, got {type(values).__name__} {_clip(repr(values), 40)}"
+            f"{where}.{key}: expected a list of accepted values, "
+            f"got {type(values).__name__} {_clip(repr(values), 40)}"
         )
     if not values:  # BFCL's "no value accepted": never agrees, and omitting it is missing
         return AnyOf._of((), False)

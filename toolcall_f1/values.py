@@ -17,18 +17,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
-    "Canonicalizer",
-    "CANONICALIZERS",
-    "canon_default",
-    "canon_bfcl",
-    "canon_exact",
-    "resolve_canonicalizer",
-    "canonicalizer_name",
-    "values_equal",
-    "value_key",
-    "strictly_identical",
-    "is_empty_value",
-    "plain_json",
+    "Canonicalizer", "CANONICALIZERS", "canon_default", "canon_bfcl", "canon_exact", "resolve_canonicalizer",
+    "canonicalizer_name", "values_equal", "value_key", "strictly_identical", "is_empty_value", "plain_json",
     "is_plain_json",
 ]
 
@@ -124,7 +114,9 @@ def resolve_canonicalizer(canon: str | Canonicalizer | None) -> Canonicalizer:
     return _resolve("canonicalizer", canon, CANONICALIZERS, canon_default)
 
 
-def _resolve(setting: str, canon: Any, table: Mapping[str, Canonicalizer], default: Canonicalizer) -> Canonicalizer:
+def _resolve(
+    setting: str, canon: Any, table: Mapping[str, Canonicalizer], default: Canonicalizer
+) -> Canonicalizer:
     if canon is None:
         return default
     if isinstance(canon, str):
