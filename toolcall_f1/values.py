@@ -34,14 +34,16 @@ _BFCL_DROP = str.maketrans("", "", " ,./-_*^")
 MEMO_MAX_LEN = 256
 
 
-@lru_cache(maxsize=65536)
-def _default_memo(text: str) -> str:
+def _default_form(text: str) -> str:
     return _WHITESPACE.sub(" ", text.casefold()).strip()
 
 
-@lru_cache(maxsize=65536)
-def _bfcl_memo(text: str) -> str:
+def _bfcl_form(text: str) -> str:
     return text.translate(_BFCL_DROP).lower().replace("'", '"')
+
+
+_default_memo = lru_cache(maxsize=65536)(_default_form)
+_bfcl_memo = lru_cache(maxsize=65536)(_bfcl_form)
 
 
 def canon_default(text: str) -> str:
@@ -54,9 +56,7 @@ def canon_default(text: str) -> str:
     >>> canon_default("Straße")
     'strasse'
     """
-    if len(text) <= MEMO_MAX_LEN:
-        return _default_memo(text)
-    return _WHITESPACE.sub(" ", text.casefold()).strip()
+    return _default_memo(text) if len(text) <= MEMO_MAX_LEN else _default_form(text)
 
 
 def canon_bfcl(text: str) -> str:
@@ -71,9 +71,7 @@ def canon_bfcl(text: str) -> str:
     >>> canon_bfcl("a\\tb")  # tabs are kept, as in BFCL
     'a\\tb'
     """
-    if len(text) <= MEMO_MAX_LEN:
-        return _bfcl_memo(text)
-    return text.translate(_BFCL_DROP).lower().replace("'", '"')
+    return _bfcl_memo(text) if len(text) <= MEMO_MAX_LEN else _bfcl_form(text)
 
 
 def canon_exact(text: str) -> str:
