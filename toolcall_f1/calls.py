@@ -1,10 +1,9 @@
 """Call and gold-call types, and coercion of structured inputs into calls (SPEC §1–§2).
 
-A *call* is a tool name and a mapping of JSON arguments. A *gold call* is the same, except
-that each argument is an :class:`AnyOf`: a set of accepted values, possibly optional.
-Structured inputs (objects, tuples, OpenAI / Anthropic / BFCL dicts, lists of these) become
-calls here; model-output *text* is read by :mod:`parsing`, which calls back into this module
-for whatever JSON it finds.
+A *call* is a tool name and a mapping of JSON arguments; a *gold call* holds, per argument,
+an :class:`AnyOf` of accepted values. Structured inputs (objects, tuples, OpenAI / Anthropic /
+BFCL dicts, lists of these) become calls here; model-output *text* is read by :mod:`parsing`,
+which hands back whatever JSON it finds.
 """
 
 from __future__ import annotations
@@ -19,19 +18,8 @@ from typing import Any
 from .values import plain_json, strictly_identical
 
 __all__ = [
-    "Call",
-    "AnyOf",
-    "NestedAnswer",
-    "NestedList",
-    "GoldCall",
-    "ToolCallParseError",
-    "ToolCallWarning",
-    "MAX_BYTES",
-    "MAX_DEPTH",
-    "load_json",
-    "normalize_value",
-    "coerce_structured",
-    "plain_json",
+    "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "ToolCallWarning",
+    "MAX_BYTES", "MAX_DEPTH", "load_json", "normalize_value", "coerce_structured", "plain_json",
 ]
 
 #: Inputs larger than this (per example) are parse errors, never a hang.
@@ -39,10 +27,11 @@ MAX_BYTES = 1_000_000
 #: Inputs nested deeper than this are parse errors, never a RecursionError.
 MAX_DEPTH = 64
 #: Integers of more decimal digits than this are parse errors everywhere: JSON text cannot
-#: carry them (Python's default limit on int-string conversion, which ``json.loads`` and
-#: ``ast`` apply), so a structured input may not either.
+#: carry them (Python's limit on int-string conversion), so a structured input may not either.
 MAX_INT_DIGITS = 4300
 _INT_LIMIT = 10**MAX_INT_DIGITS
+#: Strings shorter than this are within the size limit whatever else the value holds.
+_LONG_STRING = MAX_BYTES // 2
 
 
 class ToolCallWarning(UserWarning):
@@ -66,28 +55,13 @@ class ToolCallParseError(ValueError):
     """
 
     def __init__(
-        self,
-        message: str,
-        *,
-        format: str = "auto",
-        snippet: str | None = None,
-        index: int | None = None,
-        where: str | None = None,
+        self, message: str, *, format: str = "auto", snippet: str | None = None,
+        index: int | None = None, where: str | None = None,
     ) -> None:
-        self.reason = message
-        self.format = format
-        self.snippet = snippet
-        self.index = index
-        self.where = where
-        super().__init__(self._render())
-
-    def _render(self) -> str:
-        text = f"{self.format}: {self.reason}"
-        if self.snippet is not None:
-            text += f" (in {_clip(self.snippet)!r})"
-        if self.where is not None:
-            text = f"{self.where}: {text}"
-        return text
+        self.reason, self.format, self.snippet = message, format, snippet
+        self.index, self.where = index, where
+        text = f"{format}: {message}" + ("" if snippet is None else f" (in {_clip(snippet)!r})")
+        super().__init__(text if where is None else f"{where}: {text}")
 
     def located(self, where: str, index: int | None = None) -> ToolCallParseError:
         """The same error, named after the input it came from (``predictions[3]``)."""
@@ -194,6 +168,9 @@ class NestedList:
     items: tuple[NestedAnswer, ...]
 
 
+_NESTED = frozenset({NestedAnswer, NestedList})
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class AnyOf:
     """A gold argument's accepted values; ``optional=True`` lets the prediction omit it.
@@ -231,7 +208,11 @@ class AnyOf:
     def _fill(self, values: tuple[Any, ...], optional: bool) -> None:
         _set(self, "values", values)
         _set(self, "optional", optional)
-        _set(self, "plain", not any(isinstance(v, (NestedAnswer, NestedList)) for v in values))
+        _set(self, "plain", True)
+        for v in values:
+            if type(v) in _NESTED:
+                _set(self, "plain", False)
+                break
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(v) for v in self.values)
@@ -246,13 +227,11 @@ class GoldCall:
     arguments: Mapping[str, AnyOf]
 
     def __repr__(self) -> str:
-        parts = []
-        for k, v in self.arguments.items():
-            if len(v.values) == 1 and not v.optional:
-                parts.append(f"{k}={v.values[0]!r}")
-            else:
-                parts.append(f"{k}={v!r}")
-        return f"{self.name}({', '.join(parts)})"
+        args = (
+            f"{k}={v.values[0]!r}" if len(v.values) == 1 and not v.optional else f"{k}={v!r}"
+            for k, v in self.arguments.items()
+        )
+        return f"{self.name}({', '.join(args)})"
 
     @classmethod
     def from_call(cls, call: Call) -> GoldCall:
@@ -267,7 +246,7 @@ class GoldCall:
 
 
 class _Budget:
-    """Counts characters seen while walking a value, to bound its size."""
+    """Characters left to read in one input (:data:`MAX_BYTES`), spent as its values are read."""
 
     __slots__ = ("left",)
 
@@ -281,14 +260,12 @@ class _Budget:
 
 
 def normalize_value(
-    value: Any,
-    *,
-    fmt: str = "structured",
-    depth: int = 0,
-    budget: _Budget | None = None,
-    gold: bool = False,
+    value: Any, *, fmt: str = "structured", depth: int = 0, budget: _Budget | None = None, gold: bool = False
 ) -> Any:
     """Check that ``value`` is JSON data and return it with tuples turned into lists.
+
+    numpy values become the equal plain values; ``gold=True`` (a reference) allows an
+    :class:`AnyOf` as an argument's value.
 
     Raises
     ------
@@ -309,74 +286,57 @@ def normalize_value(
         budget = _Budget()
     if depth > MAX_DEPTH:
         raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
-    # exact JSON types first (what parsers produce): the same checks and costs as below
-    t = type(value)
+    t = type(value)  # the exact types the text readers produce first
     if t is str:
-        budget.left -= len(value) + 2
-        if budget.left < 0:
-            budget.spend(0, fmt)
-        return value
-    if t is int:
-        budget.left -= 8
-        if budget.left < 0:
-            budget.spend(0, fmt)
-        if not -_INT_LIMIT < value < _INT_LIMIT:
-            raise _big_int(value, fmt)
+        budget.spend(len(value) + 2, fmt)
         return value
     if t is dict:
         return _normalize_object(value, fmt, depth, budget, gold)
     if t is list:
         return _normalize_array(value, fmt, depth, budget)
+    return _normalize_other(value, fmt, depth, budget, gold)
+
+
+_KINDS = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
+
+
+def _normalize_other(value: Any, fmt: str, depth: int, budget: _Budget, gold: bool) -> Any:
+    """:func:`normalize_value` of anything but an exact ``str``, ``dict`` or ``list``."""
     if value is None or isinstance(value, bool):
         budget.spend(4, fmt)
         return None if value is None else bool(value)
     if isinstance(value, int):
         budget.spend(8, fmt)
         if not -_INT_LIMIT < value < _INT_LIMIT:
-            raise _big_int(value, fmt)
+            raise ToolCallParseError(
+                f"an integer of more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits) is not read",
+                format=fmt,
+            )
         return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ToolCallParseError(f"non-finite number {value!r}", format=fmt)
         budget.spend(8, fmt)
         return float(value)
-    if isinstance(value, str):
+    if isinstance(value, str):  # a subclass, such as numpy's str_
         budget.spend(len(value) + 2, fmt)
         return str(value)
     if isinstance(value, AnyOf):
-        if gold and depth == 1:  # an argument's accepted values, in a reference
-            return AnyOf._of(
-                tuple(
-                    v if isinstance(v, (NestedAnswer, NestedList))
-                    else normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget)
-                    for v in value.values
-                ),
-                value.optional,
-            )
-        raise ToolCallParseError(
-            "AnyOf (accepted values) belongs in a reference argument, not here", format=fmt
-        )
+        return _normalize_accepted(value, fmt, depth, budget, gold)
     if isinstance(value, Mapping):
         return _normalize_object(value, fmt, depth, budget, gold)
     if isinstance(value, (list, tuple)):
         return _normalize_array(value, fmt, depth, budget)
     if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-        # a numpy scalar or array: the equal plain value (an array's size is checked first)
-        budget.spend(8 * getattr(value, "size", 1), fmt)
+        budget.spend(8 * getattr(value, "size", 1), fmt)  # an array's size is checked first
         return normalize_value(plain_json(value), fmt=fmt, depth=depth, budget=budget, gold=gold)
-    kind = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}.get(
-        type(value), f"a {type(value).__name__}"
-    )
+    kind = _KINDS.get(type(value), f"a {type(value).__name__}")
     raise ToolCallParseError(f"{kind} is not a JSON value", format=fmt)
 
 
-def _big_int(value: int, fmt: str) -> ToolCallParseError:
-    return ToolCallParseError(
-        f"an integer of more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits) is not read", format=fmt
-    )
-
-
-def _normalize_object(value: Mapping[Any, Any], fmt: str, depth: int, budget: _Budget, gold: bool) -> dict[str, Any]:
+def _normalize_object(
+    value: Mapping[Any, Any], fmt: str, depth: int, budget: _Budget, gold: bool
+) -> dict[str, Any]:
     out = {}
     for k, v in value.items():
         if type(k) is not str and not isinstance(k, str):
@@ -389,6 +349,21 @@ def _normalize_object(value: Mapping[Any, Any], fmt: str, depth: int, budget: _B
 def _normalize_array(value: Sequence[Any], fmt: str, depth: int, budget: _Budget) -> list[Any]:
     budget.spend(2, fmt)
     return [normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget) for v in value]
+
+
+def _normalize_accepted(value: AnyOf, fmt: str, depth: int, budget: _Budget, gold: bool) -> AnyOf:
+    """An :class:`AnyOf`, allowed only as an argument's value (``depth == 1``) in a reference."""
+    if not (gold and depth == 1):
+        raise ToolCallParseError(
+            "AnyOf (accepted values) belongs in a reference argument, not here", format=fmt
+        )
+    return AnyOf._of(
+        tuple(
+            v if type(v) in _NESTED else normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget)
+            for v in value.values
+        ),
+        value.optional,
+    )
 
 
 def _reject_constant(name: str) -> Any:
@@ -472,43 +447,14 @@ def load_json(text: str, fmt: str = "json") -> Any:
 # --------------------------------------------------------------------------- structured input
 
 TextParser = Callable[[str], list[Call]]
-PositionalMapper = Callable[[str], Sequence[str] | None]
 
 _ARG_KEYS = ("arguments", "parameters", "input", "args")
+_NOT_CALL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_result")
 _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})
 
 
-def _arguments_from(raw: Any, name: str, fmt: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if isinstance(raw, str):
-        raw = raw.strip()
-        if not raw:
-            return {}
-        raw = load_json(raw, fmt)
-    if not isinstance(raw, Mapping):
-        raise ToolCallParseError(
-            f"arguments of {name!r} must be an object, got {type(raw).__name__}", format=fmt
-        )
-    return raw
-
-
-def _make_call(name: Any, raw_args: Any, fmt: str, budget: _Budget, gold: bool = False) -> Call:
-    if not isinstance(name, str) or not name.strip():
-        raise ToolCallParseError(f"a call needs a non-empty string name, got {name!r}", format=fmt)
-    args = _arguments_from(raw_args, name, fmt)
-    norm = normalize_value(args, fmt=fmt, budget=budget, gold=gold)  # a new dict
-    return Call._owned(name, norm)
-
-
 def coerce_structured(
-    obj: Any,
-    *,
-    parse_text: TextParser | None = None,
-    fmt: str = "structured",
-    gold: bool = False,
-    _depth: int = 0,
-    _budget: _Budget | None = None,
+    obj: Any, *, parse_text: TextParser | None = None, fmt: str = "structured", gold: bool = False
 ) -> list[Call]:
     """Read any structured call shape of SPEC §2 into a list of calls.
 
@@ -534,183 +480,133 @@ def coerce_structured(
     ...
     toolcall_f1.calls.ToolCallParseError: structured: expected a call, got int 42
     """
-    budget = _budget if _budget is not None else _Budget()
-    if type(obj).__module__ == "numpy":
-        obj = plain_json(obj)  # a numpy array or scalar (a datasets column): the plain value
-    if _depth > MAX_DEPTH:
-        raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
-    if obj is None:
-        return []
-    if isinstance(obj, Call):
-        return [Call._owned(obj.name, normalize_value(obj.arguments, fmt=fmt, budget=budget, gold=gold))]
-    if isinstance(obj, str):
-        if parse_text is None:
-            raise ToolCallParseError(
-                "a string is data here, not a call", format=fmt, snippet=obj
-            )
-        return parse_text(str(obj))
-    if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and (
-        isinstance(obj[1], (Mapping, str)) or obj[1] is None
-    ):
-        return [_make_call(obj[0], obj[1], fmt, budget, gold)]
-    if isinstance(obj, Mapping):
-        return _coerce_mapping(obj, parse_text, fmt, _depth, budget, gold)
-    if isinstance(obj, (list, tuple)):
+    return _Structured(parse_text, fmt, gold, _Budget()).calls(obj, 0)
+
+
+class _Structured:
+    """One structured input being read: each method recognises one family of shapes and
+    hands a call's arguments to :func:`normalize_value`, all within one size budget."""
+
+    __slots__ = ("budget", "fmt", "gold", "parse_text")
+
+    def __init__(self, parse_text: TextParser | None, fmt: str, gold: bool, budget: _Budget) -> None:
+        self.parse_text, self.fmt, self.gold, self.budget = parse_text, fmt, gold, budget
+
+    def calls(self, obj: Any, depth: int) -> list[Call]:
+        """Any shape: nothing, a call, text, a ``(name, args)`` pair, a dict, a list, an object."""
+        if type(obj).__module__ == "numpy":
+            obj = plain_json(obj)  # a numpy array or scalar (a datasets column): the plain value
+        if depth > MAX_DEPTH:
+            raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=self.fmt)
+        if obj is None:
+            return []
+        if isinstance(obj, Call):
+            return [Call._owned(obj.name, self.value(obj.arguments))]
+        if isinstance(obj, str):
+            if self.parse_text is None:
+                raise ToolCallParseError("a string is data here, not a call", format=self.fmt, snippet=obj)
+            return self.parse_text(str(obj))
+        if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and (
+            isinstance(obj[1], (Mapping, str)) or obj[1] is None
+        ):
+            return [self.call(obj[0], obj[1])]
+        if isinstance(obj, Mapping):
+            return self.mapping(obj, depth)
+        if isinstance(obj, (list, tuple)):
+            return self.sequence(obj, depth)
+        name = getattr(obj, "name", None)
+        if isinstance(name, str):
+            for attr in ("arguments", "args", "input"):
+                if hasattr(obj, attr):
+                    return [self.call(name, getattr(obj, attr))]
+        raise ToolCallParseError(
+            f"expected a call, got {type(obj).__name__} {_clip(repr(obj), 40)}", format=self.fmt
+        )
+
+    def sequence(self, items: Sequence[Any], depth: int) -> list[Call]:
+        """A list of calls; a string in it is data, never a call."""
         out: list[Call] = []
-        for item in obj:
+        for item in items:
             if isinstance(item, str):
                 raise ToolCallParseError(
                     "a list of strings is not a list of calls (a string literal is data)",
-                    format=fmt,
+                    format=self.fmt,
                     snippet=item,
                 )
-            out.extend(
-                coerce_structured(
-                    item, parse_text=parse_text, fmt=fmt, gold=gold, _depth=_depth + 1, _budget=budget
-                )
-            )
+            out.extend(self.calls(item, depth + 1))
         return out
-    name = getattr(obj, "name", None)
-    if isinstance(name, str):
-        for attr in ("arguments", "args", "input"):
-            if hasattr(obj, attr):
-                return [_make_call(name, getattr(obj, attr), fmt, budget, gold)]
-    raise ToolCallParseError(
-        f"expected a call, got {type(obj).__name__} {_clip(repr(obj), 40)}", format=fmt
-    )
 
+    def mapping(self, obj: Mapping[str, Any], depth: int) -> list[Call]:
+        """A dict: an OpenAI tool call or assistant message, an Anthropic content block, a
+        chat message whose content holds the calls, or a call object (:meth:`call_object`)."""
+        kind = obj.get("type")
+        fn = obj.get("function")
+        if isinstance(fn, Mapping) and "name" in fn and kind in (None, "function"):
+            return [self.call(fn.get("name"), fn.get("arguments", fn.get("parameters")))]
+        if "tool_calls" in obj:
+            held = obj["tool_calls"]
+            listed = held is None or isinstance(held, (list, tuple)) or type(held).__module__ == "numpy"
+            if listed or "role" in obj:
+                return self.tool_calls(plain_json(held), depth)
+        if kind == "tool_use":
+            return [self.call(obj.get("name"), obj.get("input"))]
+        role = obj.get("role")
+        if kind in _NOT_CALL_BLOCKS or (isinstance(role, str) and role in _NOT_CALLER_ROLES):
+            return []  # text, reasoning, tool results, and every turn but the assistant's
+        if "role" in obj and "content" in obj:
+            content = obj["content"]
+            if isinstance(content, str):
+                return self.parse_text(content) if self.parse_text is not None else []
+            return _Structured(None, self.fmt, self.gold, self.budget).calls(content, depth + 1)
+        return [self.call_object(obj)]
 
-def _coerce_mapping(
-    obj: Mapping[str, Any],
-    parse_text: TextParser | None,
-    fmt: str,
-    depth: int,
-    budget: _Budget,
-    gold: bool = False,
-) -> list[Call]:
-    kind = obj.get("type")
-    # OpenAI tool call: {"type": "function", "function": {"name", "arguments"}}
-    if (
-        "function" in obj
-        and isinstance(obj["function"], Mapping)
-        and "name" in obj["function"]
-        and kind in (None, "function")
-    ):
-        fn = obj["function"]
-        return [_make_call(fn.get("name"), fn.get("arguments", fn.get("parameters")), fmt, budget, gold)]
-    # OpenAI assistant message: {"role": ..., "tool_calls": [...]}
-    if "tool_calls" in obj and (
-        obj["tool_calls"] is None or isinstance(obj["tool_calls"], (list, tuple)) or "role" in obj
-        or type(obj["tool_calls"]).__module__ == "numpy"
-    ):
-        calls = plain_json(obj["tool_calls"])
+    def tool_calls(self, calls: Any, depth: int) -> list[Call]:
+        """An assistant message's ``tool_calls``: a list of structured calls, never text."""
         if calls is None:
             return []
         if not isinstance(calls, (list, tuple)):
-            raise ToolCallParseError("'tool_calls' must be a list", format=fmt)
-        return coerce_structured(calls, parse_text=None, fmt=fmt, gold=gold, _depth=depth + 1, _budget=budget)
-    # Anthropic content blocks
-    if kind == "tool_use":
-        return [_make_call(obj.get("name"), obj.get("input"), fmt, budget, gold)]
-    if kind in ("text", "thinking", "redacted_thinking", "tool_result"):
-        return []
-    # Only an assistant turn holds predicted calls: in a chat trace, user and system text
-    # and tool results are never calls.
-    role = obj.get("role")
-    if isinstance(role, str) and role in _NOT_CALLER_ROLES:
-        return []
-    # A chat message whose content holds the calls (a block list or text)
-    if "role" in obj and "content" in obj:
-        content = obj["content"]
-        if isinstance(content, str):
-            return parse_text(content) if parse_text is not None else []
-        return coerce_structured(
-            content, parse_text=None, fmt=fmt, gold=gold, _depth=depth + 1, _budget=budget
+            raise ToolCallParseError("'tool_calls' must be a list", format=self.fmt)
+        return _Structured(None, self.fmt, self.gold, self.budget).calls(calls, depth + 1)
+
+    def call_object(self, obj: Mapping[str, Any]) -> Call:
+        """``{"name", "arguments" | "parameters" | "input" | "args"}``, a bare ``{"name"}``, or
+        BFCL's single-key ``{name: {args}}`` (the arguments may be JSON text)."""
+        name = obj.get("name")
+        if isinstance(name, str):
+            for key in _ARG_KEYS:
+                if key in obj:
+                    return self.call(name, obj[key])
+            if set(obj) <= {"name", "id", "type"}:
+                return self.call(name, None)
+        if len(obj) == 1:
+            ((name, raw),) = obj.items()
+            if isinstance(raw, (Mapping, str)):
+                return self.call(name, raw)
+        raise ToolCallParseError(
+            f"unrecognised call object with keys {sorted(map(str, obj))[:6]}", format=self.fmt
         )
-    # {"name", "arguments" | "parameters" | "input" | "args"} or a bare {"name"}
-    if "name" in obj and isinstance(obj["name"], str):
-        for key in _ARG_KEYS:
-            if key in obj:
-                return [_make_call(obj["name"], obj[key], fmt, budget, gold)]
-        if set(obj) <= {"name", "id", "type"}:
-            return [_make_call(obj["name"], None, fmt, budget, gold)]
-    # BFCL single-key form {name: {args}} (args may be a JSON string)
-    if len(obj) == 1:
-        ((name, raw),) = obj.items()
-        if isinstance(raw, (Mapping, str)):
-            return [_make_call(name, raw, fmt, budget, gold)]
-    raise ToolCallParseError(
-        f"unrecognised call object with keys {sorted(map(str, obj))[:6]}", format=fmt
-    )
+
+    def call(self, name: Any, raw_args: Any) -> Call:
+        """A call from a name and its arguments: a mapping, JSON text, or nothing."""
+        if not isinstance(name, str) or not name.strip():
+            raise ToolCallParseError(f"a call needs a non-empty string name, got {name!r}", format=self.fmt)
+        if raw_args is None:
+            raw_args = {}
+        elif isinstance(raw_args, str):
+            text = raw_args.strip()
+            raw_args = load_json(text, self.fmt) if text else {}
+        if not isinstance(raw_args, Mapping):
+            raise ToolCallParseError(
+                f"arguments of {name!r} must be an object, got {type(raw_args).__name__}", format=self.fmt
+            )
+        return Call._owned(name, self.value(raw_args))
+
+    def value(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = normalize_value(arguments, fmt=self.fmt, budget=self.budget, gold=self.gold)
+        return out
 
 
 # --------------------------------------------------------------------------- BFCL answers
-
-
-def _bfcl_accepted(values: Any, where: str, *, nested: bool) -> AnyOf:
-    if not isinstance(values, list):
-        if nested:  # inside a nested answer a bare value is one accepted value
-            return AnyOf(normalize_value(values, fmt="bfcl"))
-        raise ValueError(
-            f"{where}: expected a list of accepted values, got {type(values).__name__} {_clip(repr(values), 40)}"
-        )
-    if not values:  # BFCL's "no value accepted": never agrees, and omitting it is missing
-        return AnyOf._of((), False)
-    optional = False
-    accepted: list[Any] = []
-    for v in values:
-        t = type(v)
-        # plain scalars are what normalize_value would return them as (the checks it makes
-        # on them — a finite float, a string within the size limit — are made here)
-        if t is str:
-            if not v:
-                optional = True
-                continue
-            if len(v) < _LONG_STRING:
-                accepted.append(v)
-                continue
-        elif (t is int and -_INT_LIMIT < v < _INT_LIMIT) or t is bool or v is None or (t is float and math.isfinite(v)):
-            accepted.append(v)
-            continue
-        if isinstance(v, str) and v == "":
-            optional = True
-            continue
-        if not nested and isinstance(v, Mapping):
-            accepted.append(
-                NestedAnswer(
-                    MappingProxyType(
-                        {
-                            str(k): _bfcl_accepted(sub, f"{where}.{k}", nested=True)
-                            for k, sub in v.items()
-                        }
-                    )
-                )
-            )
-        elif not nested and isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
-            accepted.append(
-                NestedList(
-                    tuple(
-                        NestedAnswer(
-                            MappingProxyType(
-                                {
-                                    str(k): _bfcl_accepted(sub, f"{where}[{i}].{k}", nested=True)
-                                    for k, sub in d.items()
-                                }
-                            )
-                        )
-                        for i, d in enumerate(v)
-                    )
-                )
-            )
-        else:
-            accepted.append(normalize_value(v, fmt="bfcl"))
-    if not accepted:
-        accepted = [""]
-    return AnyOf._of(tuple(accepted), optional)
-
-
-#: Strings shorter than this are within the size limit whatever else the value holds.
-_LONG_STRING = MAX_BYTES // 2
 
 
 def bfcl_gold(answer: Any, where: str = "reference") -> list[GoldCall]:
@@ -752,22 +648,69 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
     """
     if isinstance(answer, str):
         answer = load_json(answer, "bfcl")
-    if isinstance(answer, Mapping):
+    if _is_mapping(answer):
         answer = [answer]
     if not isinstance(answer, list):
-        raise ValueError(f"{where}: expected a list of {{name: {{param: [accepted]}}}}, got {type(answer).__name__}")
-    gold: list[GoldCall] = []
-    for i, entry in enumerate(answer):
-        if not isinstance(entry, Mapping) or len(entry) != 1:
-            raise ValueError(f"{where}[{i}]: expected a single-key object {{name: {{param: [accepted]}}}}")
-        ((name, params),) = entry.items()
-        if isinstance(params, str):
-            params = load_json(params, "bfcl")
-        if not isinstance(params, Mapping):
-            raise ValueError(f"{where}[{i}].{name}: expected an object of parameters")
-        args = {
-            str(p): _bfcl_accepted(v, f"{where}[{i}].{name}.{p}", nested=False)
-            for p, v in params.items()
-        }
-        gold.append(GoldCall(str(name), MappingProxyType(args)))
-    return gold
+        raise ValueError(
+            f"{where}: expected a list of {{name: {{param: [accepted]}}}}, got {type(answer).__name__}"
+        )
+    return [_bfcl_call(entry, where, i) for i, entry in enumerate(answer)]
+
+
+def _bfcl_call(entry: Any, where: str, i: int) -> GoldCall:
+    """The ``i``-th call of a possible answer: ``{name: {param: [accepted, ...]}}``."""
+    if not _is_mapping(entry) or len(entry) != 1:
+        raise ValueError(f"{where}[{i}]: expected a single-key object {{name: {{param: [accepted]}}}}")
+    ((name, params),) = entry.items()
+    if isinstance(params, str):
+        params = load_json(params, "bfcl")
+    if not _is_mapping(params):
+        raise ValueError(f"{where}[{i}].{name}: expected an object of parameters")
+    at = f"{where}[{i}].{name}"
+    args = {str(p): _bfcl_accepted(v, at, p) for p, v in params.items()}
+    return GoldCall(str(name), MappingProxyType(args))
+
+
+def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> AnyOf:
+    """Parameter ``key``'s accepted values (``where`` names its call or nested answer)."""
+    if not isinstance(values, list):
+        if nested:  # inside a nested answer a bare value is one accepted value
+            return AnyOf(normalize_value(values, fmt="bfcl"))
+        raise ValueError(
+            f"{where}.{key}: expected a list of accepted values, "
+            f"got {type(values).__name__} {_clip(repr(values), 40)}"
+        )
+    if not values:  # BFCL's "no value accepted": never agrees, and omitting it is missing
+        return AnyOf._of((), False)
+    optional = False
+    accepted: list[Any] = []
+    for v in values:
+        t = type(v)
+        if (t is str and v and len(v) < _LONG_STRING) or t is bool or v is None or (
+            t is int and -_INT_LIMIT < v < _INT_LIMIT) or (t is float and math.isfinite(v)):
+            accepted.append(v)  # a plain scalar, as normalize_value would return it
+        elif isinstance(v, str) and v == "":
+            optional = True
+        else:
+            accepted.append(_bfcl_value(v, f"{where}.{key}", nested))
+    return AnyOf._of(tuple(accepted) or ("",), optional)
+
+
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)  # a dict without the ABC's check
+
+
+def _bfcl_value(value: Any, where: str, nested: bool) -> Any:
+    """An accepted value that is not a plain scalar: at the top level a dict is a nested
+    answer and a list of dicts an accepted list of them; anything else is one JSON value."""
+    if not nested and isinstance(value, Mapping):
+        return _nested_answer(value, where)
+    if not nested and isinstance(value, list) and value and all(isinstance(x, Mapping) for x in value):
+        return NestedList(tuple(_nested_answer(d, f"{where}[{i}]") for i, d in enumerate(value)))
+    return normalize_value(value, fmt="bfcl")
+
+
+def _nested_answer(answer: Mapping[Any, Any], where: str) -> NestedAnswer:
+    return NestedAnswer(
+        MappingProxyType({str(k): _bfcl_accepted(sub, where, k, nested=True) for k, sub in answer.items()})
+    )

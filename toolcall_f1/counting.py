@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from numbers import Real
+from typing import Any
 
-__all__ = ["Counts", "EMPTY_CORPUS_MESSAGE", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "prf"]
-
-#: What computing a score over zero examples raises (SPEC §8).
-EMPTY_CORPUS_MESSAGE = "nothing was added: a corpus of zero examples has no score"
+__all__ = ["Counts", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "prf"]
 
 
 class EmptyCorpusError(ValueError):
@@ -29,7 +27,7 @@ class EmptyCorpusError(ValueError):
     toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
     """
 
-    def __init__(self, message: str = EMPTY_CORPUS_MESSAGE) -> None:
+    def __init__(self, message: str = "nothing was added: a corpus of zero examples has no score") -> None:
         super().__init__(message)
 
 
@@ -63,25 +61,34 @@ VERDICT_COUNTS: dict[str, tuple[int, int, int]] = {
     "omitted": (0, 0, 0),
 }
 
-
 #: Every finite float is a whole number of units of 2**-1074 (the smallest subnormal): an
 #: exact sum of floats is a Python int in those units, and ``int / int`` rounds it once,
 #: correctly, back to a float.
 _EXPONENT = 1074
 _UNIT = 1 << _EXPONENT
+_INF = math.inf
 
 
 def _units(x: float) -> int:
-    """``x`` as an exact whole number of units of 2**-1074."""
-    try:
-        num, den = (x if type(x) is float else float(x)).as_integer_ratio()
-    except (OverflowError, ValueError, TypeError):
-        raise ValueError(f"Counts: a count must be a finite number, got {x!r}") from None
+    """A finite count ``x`` (checked by the caller) as an exact whole number of units."""
+    num, den = (x if type(x) is float else float(x)).as_integer_ratio()
     return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
 
 
-def _float(units: int) -> float:
-    return units / _UNIT
+def _checked_units(field: str, x: Any) -> int:
+    """:func:`_units` of a count given to the public constructor, which must be a finite
+    number >= 0 (a bool is not a count)."""
+    t = type(x)
+    if t is not float and t is not int and (isinstance(x, bool) or not isinstance(x, Real)):
+        raise TypeError(f"Counts: {field}={x!r}: expected a finite number >= 0, got {t.__name__}")
+    try:
+        value = x if t is float else float(x)
+    except OverflowError:
+        value = _INF
+    if not 0 <= value < _INF:  # False for NaN too
+        raise ValueError(f"Counts: {field}={x!r}: expected a finite number >= 0")
+    num, den = value.as_integer_ratio()
+    return num << (_EXPONENT + 1 - den.bit_length())
 
 
 class Counts:
@@ -91,6 +98,18 @@ class Counts:
     ``Counts.total(parts)`` for every split, and ``tp``, ``fp``, ``fn`` read out floats
     rounded once (the same floats :func:`math.fsum` of the terms gives).
 
+    Parameters
+    ----------
+    tp, fp, fn
+        Finite numbers >= 0 (ints or floats; a bool is not a count).
+
+    Raises
+    ------
+    TypeError
+        For a count that is not a number, naming the field.
+    ValueError
+        For a negative, NaN or infinite count, naming the field.
+
     Examples
     --------
     >>> c = Counts(1, 0, 0) + Counts(0, 0, 1)
@@ -99,16 +118,18 @@ class Counts:
     >>> parts = [Counts(w) for w in (0.7, 0.1, 0.7, 0.3, 1 / 3, 0.7, 0.1, 0.3)]
     >>> Counts.total(parts[:6]) + Counts.total(parts[6:]) == Counts.total(parts)
     True
-    >>> Counts(float("nan"))
+    >>> Counts(1, -1)
     Traceback (most recent call last):
     ...
-    ValueError: Counts: a count must be a finite number, got nan
+    ValueError: Counts: fp=-1: expected a finite number >= 0
     """
 
     __slots__ = ("_fn", "_fp", "_tp")
 
     def __init__(self, tp: float = 0.0, fp: float = 0.0, fn: float = 0.0) -> None:
-        self._tp, self._fp, self._fn = _units(tp), _units(fp), _units(fn)
+        self._tp = _checked_units("tp", tp)
+        self._fp = _checked_units("fp", fp)
+        self._fn = _checked_units("fn", fn)
 
     @classmethod
     def _of_units(cls, tp: int, fp: int, fn: int) -> Counts:
@@ -118,15 +139,15 @@ class Counts:
 
     @property
     def tp(self) -> float:
-        return _float(self._tp)
+        return self._tp / _UNIT
 
     @property
     def fp(self) -> float:
-        return _float(self._fp)
+        return self._fp / _UNIT
 
     @property
     def fn(self) -> float:
-        return _float(self._fn)
+        return self._fn / _UNIT
 
     def __add__(self, other: Counts) -> Counts:
         if not isinstance(other, Counts):
@@ -143,12 +164,6 @@ class Counts:
 
     def __repr__(self) -> str:
         return f"Counts(tp={self.tp!r}, fp={self.fp!r}, fn={self.fn!r})"
-
-    def __getstate__(self) -> tuple[int, int, int]:
-        return self._tp, self._fp, self._fn
-
-    def __setstate__(self, state: tuple[int, int, int]) -> None:
-        self._tp, self._fp, self._fn = state
 
     def scores(self) -> tuple[float, float, float]:
         """``(precision, recall, f1)`` of the rounded counts (:func:`prf`)."""
@@ -189,20 +204,6 @@ class Counts:
         return Counts._of_units(tp, fp, fn)
 
 
-class ExampleCounts(Protocol):
-    """What :meth:`Tally.add` reads from one example (a :class:`~toolcall_f1.scoring.Score`)."""
-
-    tp: float
-    fp: float
-    fn: float
-    exact: bool
-    parse_error: str | None
-    hallucinated_tools: int
-    hallucinated_args: int
-    per_tool: Mapping[str, Counts]
-    tools_digest: str
-
-
 class Tally:
     """A corpus folded in one example at a time: what ``compute()`` reports, merged exactly.
 
@@ -235,34 +236,29 @@ class Tally:
         #: Distinct per-example tools digests (they enter the signature).
         self.digests: set[str] = set()
 
-    def add(self, score: ExampleCounts) -> None:
-        """Fold one example's numbers in (a :class:`~toolcall_f1.scoring.Score`)."""
-        self.add_counts(score.tp, score.fp, score.fn, score.exact, score.parse_error,
-                        score.hallucinated_tools, score.hallucinated_args, score.per_tool,
-                        score.tools_digest)
-
-    def add_counts(
-        self, tp: float, fp: float, fn: float, exact: bool, parse_error: str | None,
-        hallucinated_tools: int, hallucinated_args: int, per_tool: Mapping[str, Counts],
-        tools_digest: str,
-    ) -> None:
-        """One example's numbers, as a :class:`~toolcall_f1.scoring.Score` carries them."""
-        if tp:  # most counts of an example are zero
-            self._tp += _units(tp)
-        if fp:
-            self._fp += _units(fp)
-        if fn:
-            self._fn += _units(fn)
+    def add(self, score: Any) -> None:
+        """Fold one example's numbers in: a :class:`~toolcall_f1.scoring.Score`, or anything with
+        its ``tp fp fn exact parse_error hallucinated_tools hallucinated_args per_tool
+        tools_digest``."""
+        if score.tp:  # most counts of an example are zero
+            self._tp += _units(score.tp)
+        if score.fp:
+            self._fp += _units(score.fp)
+        if score.fn:
+            self._fn += _units(score.fn)
         self.num_examples += 1
-        self.num_exact += bool(exact)
-        self.num_parse_errors += parse_error is not None
-        self.hallucinated_tools += hallucinated_tools
-        self.hallucinated_args += hallucinated_args
+        self.num_exact += bool(score.exact)
+        self.num_parse_errors += score.parse_error is not None
+        self.hallucinated_tools += score.hallucinated_tools
+        self.hallucinated_args += score.hallucinated_args
+        self._add_per_tool(score.per_tool)
+        if score.tools_digest:
+            self.digests.add(score.tools_digest)
+
+    def _add_per_tool(self, per_tool: Mapping[str, Counts]) -> None:
         for name, counts in per_tool.items():
             known = self.per_tool.get(name)
             self.per_tool[name] = counts if known is None else known + counts
-        if tools_digest:
-            self.digests.add(tools_digest)
 
     def merge(self, other: Tally) -> None:
         """Fold another tally in, exactly (as if its examples had been added here)."""
@@ -274,9 +270,7 @@ class Tally:
         self.num_parse_errors += other.num_parse_errors
         self.hallucinated_tools += other.hallucinated_tools
         self.hallucinated_args += other.hallucinated_args
-        for name, counts in other.per_tool.items():
-            known = self.per_tool.get(name)
-            self.per_tool[name] = counts if known is None else known + counts
+        self._add_per_tool(other.per_tool)
         self.digests |= other.digests
 
     def __add__(self, other: Tally) -> Tally:
@@ -292,13 +286,6 @@ class Tally:
         """The corpus's summed TP/FP/FN."""
         return Counts._of_units(self._tp, self._fp, self._fn)
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)
-
     def result(self, signature: str, per_tool: bool = False) -> dict[str, Any]:
         """The corpus scores of SPEC §8 (the dict ``compute()`` returns, without details).
 
@@ -310,17 +297,12 @@ class Tally:
         n = self.num_examples
         if n == 0:
             raise EmptyCorpusError()
-        tp, fp, fn = _float(self._tp), _float(self._fp), _float(self._fn)
+        counts = self.counts
+        tp, fp, fn = counts.tp, counts.fp, counts.fn
         p, r, f = prf(tp, fp, fn)
         out: dict[str, Any] = {
-            "f1": f,
-            "precision": p,
-            "recall": r,
-            "exact_match": self.num_exact / n,
-            "tp": tp,
-            "fp": fp,
-            "fn": fn,
-            "num_examples": n,
+            "f1": f, "precision": p, "recall": r, "exact_match": self.num_exact / n,
+            "tp": tp, "fp": fp, "fn": fn, "num_examples": n,
             "num_parse_errors": self.num_parse_errors,
             "hallucinated_tools": self.hallucinated_tools,
             "hallucinated_args": self.hallucinated_args,

@@ -17,18 +17,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
-    "Canonicalizer",
-    "CANONICALIZERS",
-    "canon_default",
-    "canon_bfcl",
-    "canon_exact",
-    "resolve_canonicalizer",
-    "canonicalizer_name",
-    "values_equal",
-    "value_key",
-    "strictly_identical",
-    "is_empty_value",
-    "plain_json",
+    "Canonicalizer", "CANONICALIZERS", "canon_default", "canon_bfcl", "canon_exact", "resolve_canonicalizer",
+    "canonicalizer_name", "values_equal", "value_key", "strictly_identical", "is_empty_value", "plain_json",
     "is_plain_json",
 ]
 
@@ -44,14 +34,16 @@ _BFCL_DROP = str.maketrans("", "", " ,./-_*^")
 MEMO_MAX_LEN = 256
 
 
-@lru_cache(maxsize=65536)
-def _default_memo(text: str) -> str:
+def _default_form(text: str) -> str:
     return _WHITESPACE.sub(" ", text.casefold()).strip()
 
 
-@lru_cache(maxsize=65536)
-def _bfcl_memo(text: str) -> str:
+def _bfcl_form(text: str) -> str:
     return text.translate(_BFCL_DROP).lower().replace("'", '"')
+
+
+_default_memo = lru_cache(maxsize=65536)(_default_form)
+_bfcl_memo = lru_cache(maxsize=65536)(_bfcl_form)
 
 
 def canon_default(text: str) -> str:
@@ -64,9 +56,7 @@ def canon_default(text: str) -> str:
     >>> canon_default("Straße")
     'strasse'
     """
-    if len(text) <= MEMO_MAX_LEN:
-        return _default_memo(text)
-    return _WHITESPACE.sub(" ", text.casefold()).strip()
+    return _default_memo(text) if len(text) <= MEMO_MAX_LEN else _default_form(text)
 
 
 def canon_bfcl(text: str) -> str:
@@ -81,9 +71,7 @@ def canon_bfcl(text: str) -> str:
     >>> canon_bfcl("a\\tb")  # tabs are kept, as in BFCL
     'a\\tb'
     """
-    if len(text) <= MEMO_MAX_LEN:
-        return _bfcl_memo(text)
-    return text.translate(_BFCL_DROP).lower().replace("'", '"')
+    return _bfcl_memo(text) if len(text) <= MEMO_MAX_LEN else _bfcl_form(text)
 
 
 def canon_exact(text: str) -> str:
@@ -121,22 +109,25 @@ def resolve_canonicalizer(canon: str | Canonicalizer | None) -> Canonicalizer:
     ...
     ValueError: canonicalizer: unknown name 'fuzzy'; expected one of 'default', 'bfcl', 'exact' or a callable str -> str
     """
+    return _resolve("canonicalizer", canon, CANONICALIZERS, canon_default)
+
+
+def _resolve(
+    setting: str, canon: Any, table: Mapping[str, Canonicalizer], default: Canonicalizer
+) -> Canonicalizer:
     if canon is None:
-        return canon_default
+        return default
     if isinstance(canon, str):
         try:
-            return CANONICALIZERS[canon]
+            return table[canon]
         except KeyError:
+            names = ", ".join(repr(n) for n in table)
             raise ValueError(
-                f"canonicalizer: unknown name {canon!r}; expected one of "
-                + ", ".join(repr(n) for n in CANONICALIZERS)
-                + " or a callable str -> str"
+                f"{setting}: unknown name {canon!r}; expected one of {names} or a callable str -> str"
             ) from None
     if callable(canon):
-        return canon
-    raise ValueError(
-        f"canonicalizer: expected a name or a callable str -> str, got {type(canon).__name__}"
-    )
+        return canon  # type: ignore[no-any-return]
+    raise ValueError(f"{setting}: expected a name or a callable str -> str, got {type(canon).__name__}")
 
 
 def canonicalizer_name(canon: str | Canonicalizer | None) -> str:
@@ -149,25 +140,24 @@ def canonicalizer_name(canon: str | Canonicalizer | None) -> str:
     >>> canonicalizer_name(lambda s: s) != canonicalizer_name(lambda s: s.lower())
     True
     """
+    return _name_of(canon, CANONICALIZERS, "default")
+
+
+def _name_of(canon: Any, table: Mapping[str, Canonicalizer], default: str) -> str:
+    """A setting's name in the signature: its table name, else ``custom:<qualname>#<hash of
+    its code>`` (two different lambdas do not share a signature)."""
     if canon is None:
-        return "default"
+        return default
     if isinstance(canon, str):
         return canon
-    for name, fn in CANONICALIZERS.items():
+    for name, fn in table.items():
         if fn is canon:
             return name
-    return _custom_name(canon)
-
-
-def _custom_name(fn: Callable[[str], str]) -> str:
-    """``custom:<qualname>`` plus a short hash of the function's code, so that two different
-    lambdas do not share a signature."""
-    name = getattr(fn, "__qualname__", type(fn).__name__)
-    code = getattr(fn, "__code__", None)
+    name = getattr(canon, "__qualname__", type(canon).__name__)
+    code = getattr(canon, "__code__", None)
     if code is None:
         return f"custom:{name}"
-    digest = hashlib.sha1(marshal.dumps(code)).hexdigest()[:6]
-    return f"custom:{name}#{digest}"
+    return f"custom:{name}#{hashlib.sha1(marshal.dumps(code)).hexdigest()[:6]}"
 
 
 def _is_number(value: Any) -> bool:
@@ -270,13 +260,10 @@ def strictly_identical(a: Any, b: Any) -> bool:
     >>> strictly_identical(1, 1.0), strictly_identical([1, "a"], [1, "a"])
     (False, True)
     """
-    if type(a) is not type(b):
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            pass
-        else:
-            return False
-    if isinstance(a, (list, tuple)):
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(strictly_identical(x, y) for x, y in zip(a, b))
+    if type(a) is not type(b):
+        return False
     if isinstance(a, Mapping):
         return a.keys() == b.keys() and all(strictly_identical(a[k], b[k]) for k in a)
     if isinstance(a, float) and math.isnan(a):
@@ -323,7 +310,7 @@ def resolve_name_canonicalizer(canon: str | NameCanonicalizer | None) -> NameCan
     Raises
     ------
     ValueError
-        For an unknown name.
+        For an unknown name or something that is neither a name nor a callable.
 
     Examples
     --------
@@ -332,35 +319,20 @@ def resolve_name_canonicalizer(canon: str | NameCanonicalizer | None) -> NameCan
     >>> resolve_name_canonicalizer("dots")
     Traceback (most recent call last):
     ...
-    ValueError: name_canonicalizer: unknown name 'dots'; expected 'exact', 'underscore' or a callable str -> str
+    ValueError: name_canonicalizer: unknown name 'dots'; expected one of 'exact', 'underscore' or a callable str -> str
     """
-    if canon is None:
-        return canon_exact
-    if isinstance(canon, str):
-        try:
-            return NAME_CANONICALIZERS[canon]
-        except KeyError:
-            raise ValueError(
-                f"name_canonicalizer: unknown name {canon!r}; expected 'exact', 'underscore'"
-                " or a callable str -> str"
-            ) from None
-    if callable(canon):
-        return canon
-    raise ValueError(
-        f"name_canonicalizer: expected a name or a callable, got {type(canon).__name__}"
-    )
+    return _resolve("name_canonicalizer", canon, NAME_CANONICALIZERS, canon_exact)
 
 
 def name_canonicalizer_name(canon: str | NameCanonicalizer | None) -> str:
-    """The name a name canonicalizer carries in the signature string."""
-    if canon is None:
-        return "exact"
-    if isinstance(canon, str):
-        return canon
-    for name, fn in NAME_CANONICALIZERS.items():
-        if fn is canon:
-            return name
-    return _custom_name(canon)
+    """The name a name canonicalizer carries in the signature string.
+
+    Examples
+    --------
+    >>> name_canonicalizer_name(None), name_canonicalizer_name(str.lower)
+    ('exact', 'custom:str.lower')
+    """
+    return _name_of(canon, NAME_CANONICALIZERS, "exact")
 
 
 # --------------------------------------------------------------------------- numpy values
@@ -369,6 +341,7 @@ def name_canonicalizer_name(canon: str | NameCanonicalizer | None) -> str:
 #: deep: a value built in Python can share (or contain) itself, and is then not walked further.
 _WALK_NODES = 1_000_000
 _WALK_DEPTH = 200
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _is_numpy(value: Any) -> bool:
@@ -395,44 +368,32 @@ def plain_json(value: Any) -> Any:
     >>> plain_json(data) is data
     True
     """
-    return _plain(value, 0, [_WALK_NODES])
+    return value if type(value) in _SCALARS else _plain(value, 0, [_WALK_NODES])
 
 
 def _plain(value: Any, depth: int, left: list[int]) -> Any:
-    t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None:
-        return value
+    """:func:`plain_json` of a value that is not a plain scalar; ``left`` counts containers."""
     if depth > _WALK_DEPTH or left[0] <= 0:
         return value
     left[0] -= 1
+    t = type(value)
     if t is list or t is tuple:
-        items = list(value)
-        changed = False
-        for i, v in enumerate(items):
-            tv = type(v)
-            if tv is str or tv is int or tv is float or tv is bool or v is None:
-                continue
-            pv = _plain(v, depth + 1, left)
-            if pv is not v:
-                items[i] = pv
-                changed = True
-        if not changed:
+        items = [v if type(v) in _SCALARS else _plain(v, depth + 1, left) for v in value]
+        if all(new is old for new, old in zip(items, value)):
             return value
         return items if t is list else tuple(items)
     if t is dict or isinstance(value, Mapping):
         changed = False
         out = {}
         for k, v in value.items():
-            tv = type(v)
-            if type(k) is str and (tv is str or tv is int or tv is float or tv is bool or v is None):
-                out[k] = v
-                continue
-            pk, pv = _plain(k, depth + 1, left), _plain(v, depth + 1, left)
+            pk = k if type(k) in _SCALARS else _plain(k, depth + 1, left)
+            pv = v if type(v) in _SCALARS else _plain(v, depth + 1, left)
             changed = changed or pk is not k or pv is not v
             out[pk] = pv
         return out if changed else value
     if _is_numpy(value):
-        return _plain(array_plain(value), depth + 1, left)
+        plain = array_plain(value)
+        return plain if type(plain) in _SCALARS else _plain(plain, depth + 1, left)
     return value
 
 
@@ -475,28 +436,23 @@ def is_plain_json(value: Any) -> bool:
     >>> is_plain_json({"a": [1, 2.5, None, ("x", True)]}), is_plain_json({"a": np.int64(1)})
     (True, False)
     """
-    return _is_plain(value, 0, [_WALK_NODES])
+    return type(value) in _SCALARS or _is_plain(value, 0, [_WALK_NODES])
 
 
 def _is_plain(value: Any, depth: int, left: list[int]) -> bool:
-    t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None:
-        return True
+    """:func:`is_plain_json` of a value that is not a plain scalar; ``left`` counts containers."""
     if depth > _WALK_DEPTH or left[0] <= 0:
         return False
     left[0] -= 1
+    t = type(value)
     if t is dict:
         for k, v in value.items():
-            if type(k) is not str:
-                return False
-            tv = type(v)
-            if not (tv is str or tv is int or tv is float or tv is bool or v is None or _is_plain(v, depth + 1, left)):
+            if type(k) is not str or (type(v) not in _SCALARS and not _is_plain(v, depth + 1, left)):
                 return False
         return True
     if t is list or t is tuple:
         for v in value:
-            tv = type(v)
-            if not (tv is str or tv is int or tv is float or tv is bool or v is None or _is_plain(v, depth + 1, left)):
+            if type(v) not in _SCALARS and not _is_plain(v, depth + 1, left):
                 return False
         return True
     return False

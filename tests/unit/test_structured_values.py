@@ -1,0 +1,105 @@
+"""Structured inputs and plain values: the shapes ``coerce_structured`` reads, the paths BFCL
+answer errors name, and the limits of ``plain_json`` / ``is_plain_json``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from toolcall_f1.calls import AnyOf, Call, ToolCallParseError, bfcl_gold, coerce_structured
+from toolcall_f1.values import is_plain_json, plain_json
+
+np = pytest.importorskip("numpy")
+
+
+def _text(text: str) -> list[Call]:
+    return [Call("said", {"text": text})]
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        ({"role": "assistant", "tool_calls": None}, []),
+        ({"role": "assistant", "content": "hi"}, [Call("said", {"text": "hi"})]),
+        ({"role": "user", "content": "[f()]"}, []),
+        ({"type": "thinking", "thinking": "..."}, []),
+        ({"type": "tool_use", "name": "f", "input": {"a": 1}}, [Call("f", {"a": 1})]),
+        ({"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "tool_use", "name": "g"}]},
+         [Call("g", {})]),
+        ({"name": "f", "id": "c1"}, [Call("f", {})]),
+        ({"name": "f", "arguments": "  "}, [Call("f", {})]),
+        (("f", None), [Call("f", {})]),
+        ({"f": '{"a": [1]}'}, [Call("f", {"a": [1]})]),
+        (np.array([{"name": "f", "arguments": {"a": np.int64(2)}}], dtype=object), [Call("f", {"a": 2})]),
+    ],
+    ids=repr,
+)
+def test_structured_shapes(obj: Any, expected: list[Call]) -> None:
+    assert coerce_structured(obj, parse_text=_text) == expected
+
+
+@pytest.mark.parametrize(
+    ("obj", "reason"),
+    [
+        ({"role": "assistant", "tool_calls": "f()"}, "'tool_calls' must be a list"),
+        ({"name": "f", "arguments": "null"}, "arguments of 'f' must be an object, got NoneType"),
+        ({"name": " ", "arguments": {}}, "a call needs a non-empty string name, got ' '"),
+        ({"a": 1, "b": 2}, "unrecognised call object with keys ['a', 'b']"),
+        (["f(a=1)"], "a list of strings is not a list of calls"),
+        ({"f": {"a": AnyOf(1)}}, "AnyOf (accepted values) belongs in a reference argument"),
+        ({"f": {"a": {1, 2}}}, "a set is not a JSON value"),
+        ({"f": {"a": 10**5000}}, "an integer of more than 4300 digits"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,  # the reason names the case
+)
+def test_structured_errors(obj: Any, reason: str) -> None:
+    with pytest.raises(ToolCallParseError, match="^structured: " + re.escape(reason)):
+        coerce_structured(obj)
+
+
+def test_accepted_values_only_in_a_reference_argument() -> None:
+    (call,) = coerce_structured({"f": {"a": AnyOf(1, np.int64(2))}}, gold=True)
+    assert call.arguments["a"] == AnyOf(1, 2)
+    with pytest.raises(ToolCallParseError, match="belongs in a reference argument"):
+        coerce_structured({"f": {"a": [AnyOf(1)]}}, gold=True)
+
+
+def test_bfcl_errors_name_the_call_and_parameter() -> None:
+    with pytest.raises(ValueError, match=r"^reference\[1\]\.g\.y: expected a list of accepted values, got str 'x'$"):
+        bfcl_gold([{"f": {"x": [1]}}, {"g": {"y": "x"}}])
+    with pytest.raises(ValueError, match=r"^reference\[0\]: expected a single-key object"):
+        bfcl_gold([{"f": {}, "g": {}}])
+    nested = bfcl_gold([{"f": {"x": [[{"k": [1, ""]}, {"k": 2}]]}}])[0].arguments["x"]
+    assert not nested.plain and not nested.optional
+    assert bfcl_gold([{"f": {"x": ["", ""]}}])[0].arguments["x"] == AnyOf("", optional=True)
+
+
+def _nested(levels: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_is_plain_json() -> None:
+    assert is_plain_json({"a": [1, 2.5, None, ("x", True, {"b": []})]})
+    assert is_plain_json(_nested(200)) and not is_plain_json(_nested(201))  # 200 levels are walked
+    for value in ({"a": np.float64(1.0)}, [np.str_("x")], {1: "a"}, [b"x"], ({1},), [Call("f", {})]):
+        assert not is_plain_json(value), value
+    looped: list[Any] = []
+    looped.append(looped)
+    assert not is_plain_json(looped)
+
+
+def test_plain_json() -> None:
+    data = {"a": [1, ("x", {"b": None})]}
+    assert plain_json(data) is data
+    mixed = {"a": (np.int64(1), "x"), np.str_("k"): [np.array([1.5]), np.bool_(False)]}
+    out = plain_json(mixed)
+    assert out == {"a": (1, "x"), "k": [[1.5], False]}
+    assert type(out["a"]) is tuple and type(next(iter(set(out) - {"a"}))) is str
+    looped: list[Any] = [np.int64(1)]
+    looped.append(looped)
+    assert plain_json(looped)[0] == 1  # a value that holds itself is walked to the depth limit, not forever
