@@ -440,6 +440,8 @@ _INVOKE = re.compile(r'<(?:\uff5cDSML\uff5c)?invoke\s+name="([^"<>\n]*)"\s*>')
 _PARAM = re.compile(r'<(?:\uff5cDSML\uff5c)?parameter\s+name="([^"<>\n]*)"(?:\s+string="(true|false)")?\s*>')
 _PARAM_END = re.compile(r"</(?:\uff5cDSML\uff5c)?parameter>")
 _INVOKE_END = re.compile(r"</(?:\uff5cDSML\uff5c)?invoke>")
+#: The tags around invoke blocks (a wrapper belongs to the calls it wraps).
+_INVOKE_SECTIONS = ("<\uff5cDSML\uff5cfunction_calls>", "<minimax:tool_call>", "<function_calls>")
 
 
 def _invoke_blocks(text: str, ctx: Context, fmt: str) -> list[Block] | None:
@@ -451,6 +453,7 @@ def _invoke_blocks(text: str, ctx: Context, fmt: str) -> list[Block] | None:
     if start < 0:
         return None
     blocks: list[Block] = []
+    floor = 0
     while start >= 0:
         m = _INVOKE.match(text, start)
         assert m is not None
@@ -459,8 +462,13 @@ def _invoke_blocks(text: str, ctx: Context, fmt: str) -> list[Block] | None:
         if end_start < 0:
             raise err_at(fmt, f"call {name!r} is cut off (no </invoke>)", text, start)
         args = _invoke_args(text, head_end, end_start, name, ctx, fmt, nxt)
-        blocks.append((start, end_end, [_make(name, _unwrapped(args, name, ctx), fmt, text, start)]))
-        start, head_end = nxt.search(_INVOKE, end_end)
+        call = _make(name, _unwrapped(args, name, ctx), fmt, text, start)
+        begin = _back_past(text, start, floor, _INVOKE_SECTIONS)
+        floor = end_end
+        for close in _INVOKE_SECTIONS:
+            floor = _past(text, floor, "</" + close[1:])
+        blocks.append((begin, floor, [call]))
+        start, head_end = nxt.search(_INVOKE, floor)
     return blocks
 
 
@@ -559,9 +567,9 @@ def read_minimax_m2(text: str, ctx: Context) -> list[Call]:
 
 
 def _olmo3_blocks(text: str, ctx: Context) -> list[Block] | None:
-    invoked = _invoke_blocks(text, ctx, "deepseek_v32") if "<invoke" in text else None
-    if invoked is not None:
-        return invoked
+    k = text.find("<function_calls>")
+    if k >= 0 and text.startswith("<invoke", _skip(text, k + len("<function_calls>"))):
+        return _invoke_blocks(text, ctx, "deepseek_v32")  # DeepSeek's plain-tag form
     return _blocks(text, ctx, "olmo3", "<function_calls>", "</function_calls>")
 
 
@@ -815,6 +823,8 @@ def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
             i += len("[TOOL_CALLS]")
             continue
         if text[i] in "[{":
+            if calls and text[i] == "[" and _python_list_start(text, i):
+                return calls, i  # a list of Python calls after the run is not Mistral's
             values, i = _json_run(text, i, "mistral")
             calls.extend(_calls_of(values, "mistral", text, i))
             continue
@@ -1100,10 +1110,11 @@ def read_functionary(text: str, ctx: Context) -> list[Call]:
 
 
 def _functionary_blocks(text: str, ctx: Context) -> list[Block] | None:
-    if _FUNCTION_TAG.search(text):
-        return _qwen3_blocks(text, ctx)
     nxt = NextFinder(text)
     pos = nxt.find(">>>", 0)
+    tag, _ = nxt.search(_FUNCTION_TAG, 0)
+    if tag >= 0 and (pos < 0 or tag < pos):
+        return _qwen3_blocks(text, ctx)  # v3.1 <function=NAME>{json}</function>
     if pos < 0:
         return None
     blocks: list[Block] = []

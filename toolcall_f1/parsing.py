@@ -325,6 +325,9 @@ def _call_from_ast(node: ast.Call, ctx: Context, fmt: str, names: bool | str = T
 
 def _parse_expr(text: str, fmt: str) -> ast.expr:
     check_text_limits(text, fmt)
+    bad = None if text.isascii() else _SURROGATE.search(text)
+    if bad is not None:  # Python source cannot hold a lone surrogate (the codec would say why)
+        raise _err(f"invalid character U+{ord(bad.group()):04X} (a lone surrogate, offset {bad.start()} in the call)", fmt, text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes in model text are not our warnings
@@ -387,6 +390,7 @@ def _number(tok: str) -> int | float:
 
 
 def _fast_value(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+    """The literal value starting at token ``i``, and the index after it."""
     tok = toks[i]
     c = tok[0]
     if c == "'" or c == '"':
@@ -406,62 +410,11 @@ def _fast_value(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
     if depth >= _FAST_DEPTH:
         raise _Unsure
     if tok == "[":
-        out: list[Any] = []
-        i += 1
-        if toks[i] == "]":
-            return out, i + 1
-        while True:
-            v, i = _fast_value(toks, i, depth + 1)
-            out.append(v)
-            p = toks[i]
-            if p == "]":
-                return out, i + 1
-            if p != ",":
-                raise _Unsure
-            i += 1
-            if toks[i] == "]":
-                return out, i + 1
+        return _fast_items(toks, i + 1, depth, "]")
     if tok == "{":
-        d: dict[str, Any] = {}
-        i += 1
-        if toks[i] == "}":
-            return d, i + 1
-        while True:
-            k = toks[i]
-            if (k[0] != "'" and k[0] != '"') or len(k) < 2 or toks[i + 1] != ":":
-                raise _Unsure
-            v, i = _fast_value(toks, i + 2, depth + 1)
-            d[k[1:-1]] = v
-            p = toks[i]
-            if p == "}":
-                return d, i + 1
-            if p != ",":
-                raise _Unsure
-            i += 1
-            if toks[i] == "}":
-                return d, i + 1
+        return _fast_dict(toks, i + 1, depth)
     if tok == "(":
-        i += 1
-        if toks[i] == ")":
-            return [], i + 1
-        first, i = _fast_value(toks, i, depth + 1)
-        p = toks[i]
-        if p == ")":
-            return first, i + 1
-        if p != ",":
-            raise _Unsure
-        out = [first]
-        i += 1
-        while toks[i] != ")":
-            v, i = _fast_value(toks, i, depth + 1)
-            out.append(v)
-            p = toks[i]
-            if p == ")":
-                break
-            if p != ",":
-                raise _Unsure
-            i += 1
-        return out, i + 1
+        return _fast_parens(toks, i + 1, depth)
     if tok == "-" or tok == "+":
         num = toks[i + 1]
         if num[0] not in _DIGITS or num == ".":
@@ -469,6 +422,47 @@ def _fast_value(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         v = _number(num)
         return (-v if tok == "-" else v), i + 2
     raise _Unsure
+
+
+def _fast_items(toks: list[str], i: int, depth: int, close: str) -> tuple[list[Any], int]:
+    """Comma-separated values from token ``i`` up to ``close`` (a trailing comma allowed)."""
+    out: list[Any] = []
+    while toks[i] != close:
+        v, i = _fast_value(toks, i, depth + 1)
+        out.append(v)
+        if toks[i] == ",":
+            i += 1
+        elif toks[i] != close:
+            raise _Unsure
+    return out, i + 1
+
+
+def _fast_dict(toks: list[str], i: int, depth: int) -> tuple[dict[str, Any], int]:
+    """``'key': value`` pairs from token ``i`` up to ``}`` (string keys only)."""
+    out: dict[str, Any] = {}
+    while toks[i] != "}":
+        k = toks[i]
+        if (k[0] != "'" and k[0] != '"') or len(k) < 2 or toks[i + 1] != ":":
+            raise _Unsure
+        out[k[1:-1]], i = _fast_value(toks, i + 2, depth + 1)
+        if toks[i] == ",":
+            i += 1
+        elif toks[i] != "}":
+            raise _Unsure
+    return out, i + 1
+
+
+def _fast_parens(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+    """After ``(``: ``()`` and tuples become lists; ``(value)`` is the value itself."""
+    if toks[i] == ")":
+        return [], i + 1
+    first, i = _fast_value(toks, i, depth + 1)
+    if toks[i] == ")":
+        return first, i + 1
+    if toks[i] != ",":
+        raise _Unsure
+    rest, i = _fast_items(toks, i + 1, depth, ")")
+    return [first, *rest], i
 
 
 def _fast_call(toks: list[str], i: int) -> tuple[str, dict[str, Any], int]:
@@ -1115,9 +1109,9 @@ def read_around(
     """The calls of a family's ``blocks`` and of the text around them (read with
     ``read_gap``), in text order: no call is dropped because it stands outside the blocks.
 
-    Text before the first block that cannot be read as calls is left alone (prose before
-    the calls, as before); anywhere else, a call attempt that cannot be read is a parse error
-    (its offset counted in the whole text).
+    Text before the first block that holds no family marker and cannot be read as calls is
+    left alone (prose before the calls, as before); anywhere else, a call attempt that cannot
+    be read is a parse error (its offset counted in the whole text).
 
     Examples
     --------
@@ -1148,8 +1142,8 @@ def _read_gap(
     try:
         return read_gap(piece, ctx)
     except ToolCallParseError as err:
-        if lo == 0:
-            return []  # prose before the first block: left to the family's reader, as before
+        if lo == 0 and find_marker(piece) is None:
+            return []  # prose before the first block, with no marker: left alone, as before
         reason = _AT_CHARACTER.sub(lambda m: f"at character {int(m.group(1)) + lo}", err.reason, count=1)
         raise ToolCallParseError(reason, format=err.format, snippet=err.snippet) from None
 
