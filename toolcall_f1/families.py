@@ -644,7 +644,7 @@ def _harmony_call(text: str, start: int, msg: int, end: int, stop: str) -> Call 
     args, after = _decode_at(body, 0, "harmony")
     if body[after:].strip() or not isinstance(args, dict):
         raise err_at("harmony", f"the arguments of {name!r} are not one JSON object", text, body_start)
-    return _make(name, args, "harmony", text, start + r.start())
+    return _make(name, args, "harmony", text, start + header.find("to="))
 
 
 def _harmony_cut_header(text: str, start: int) -> None:

@@ -1190,7 +1190,8 @@ def _implicit_reasoning_end(text: str) -> int:
     if not (before.endswith("\n") or after.startswith("\n") or not after):
         return 0  # a closing tag on its own line, never inside a JSON or Python string
     head = text[: m.start()].lstrip()
-    if head[:1] in ("{", "[") or (head and find_marker(head[:40]) is not None and find_marker(head[:40])[1] == 0):
+    first = find_marker(head[:40]) if head else None
+    if head[:1] in ("{", "[") or (first is not None and first[1] == 0):
         return 0
     return m.end()
 
