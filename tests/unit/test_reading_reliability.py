@@ -218,3 +218,17 @@ def test_reading_around_blocks_is_linear() -> None:
         calls = parse_calls(unit * reps)
         assert time.perf_counter() - start < 10  # a hang guard, not a timing claim
         assert calls == [GC, FA, HC, GC, GC] * reps
+
+
+MAX_TOOL = [{"name": "max", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}]
+
+
+def test_a_call_after_a_label_in_prose_is_a_call_attempt() -> None:
+    """SPEC §2 reads calls "on a line inside prose, optionally after a label": ``Note: max(a, b)``
+    is such a call (not a mention to ignore). Without the tool's schema its positional arguments
+    cannot be named, so it is a parse error (the SPEC's rule), never zero calls; with the schema
+    it is read. A call inside a sentence, with no label and no brackets, is prose."""
+    with pytest.raises(ToolCallParseError, match="positional arguments to 'max'"):
+        parse_calls("Note: max(a, b) returns the larger.")
+    assert parse_calls("Note: max(a, b) returns the larger.", tools=MAX_TOOL) == [Call("max", {"a": "a", "b": "b"})]
+    assert parse_calls("The function max(a, b) returns the larger.") == []
