@@ -1139,6 +1139,8 @@ def _read_gap(
     piece = text[lo:hi]
     if piece.isspace():
         return []
+    if lo > 0:  # reasoning between calls (interleaved thinking) is never a call either
+        piece = prepare_text(piece)
     try:
         return read_gap(piece, ctx)
     except ToolCallParseError as err:

@@ -174,6 +174,7 @@ AROUND_BLOCKS = [
     ("a call after a Harmony call message", '<|channel|>commentary to=functions.g<|message|>{}<|call|>\n[f(a=1)]', [GC, FA]),
     ("a call between Harmony messages", '<|channel|>commentary to=functions.g<|message|>{}<|call|>\n[f(a=1)]\n<|start|>assistant<|channel|>commentary to=functions.h<|message|>{"b": 2}<|call|>', [GC, FA, HC]),
     ("prose after a block stays prose", HERMES_G + "\nI hope this helps (let me know). Note: see above.", [GC]),
+    ("reasoning between blocks is never a call", HERMES_G + "\n<think>maybe [f(a=1)]?</think>\n[h(b=2)]\n<think>or [f(a=1)]", [GC, HC]),
     ("wrapped Qwen3-Coder calls, then a plain call", "<function=g>\n</function>\n</tool_call>\n<tool_call>\n<function=h>\n<parameter=b>\n2\n</parameter>\n</function>\n</tool_call>\n[f(a=1)]", [GC, HC, FA]),
 ]
 
