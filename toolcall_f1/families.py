@@ -608,7 +608,7 @@ def _harmony_blocks(text: str, ctx: Context) -> list[Block] | None:
         if "to=" in text[head:start]:  # the recipient before the channel: " to=functions.f<|channel|>…"
             start = head
         if msg < 0:  # no message left: a header cut off, or text after the last message
-            if heads:
+            if heads or "to=functions" in text[head:]:
                 _harmony_cut_header(text, start)
                 blocks.append((start, n, []))
             break

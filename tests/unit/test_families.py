@@ -218,6 +218,7 @@ def test_harmony_recipient_before_or_after_the_channel(text: str) -> None:
     ('<|channel|>commentary{"city": "Paris"}', "cut off"),
     ("<|channel|>commentary to=functions", "cut off"),
     ("<|start|>assistant<|channel|>commentary to=functions.", "cut off"),
+    ('<|channel|>analysis<|message|>Need a tool.<|end|> to=functions.get_weather', "cut off"),
     ('<|channel|>commentary<|message|>{"city": "Paris"}<|call|>', "names no recipient"),
     ('<|channel|>commentary <|constrain|>json<|message|>{"city": "Paris"}', "name no recipient"),
     ('<|channel|>commentary to=functions<|message|>{"city": "Paris"}<|call|>', "names no function"),
