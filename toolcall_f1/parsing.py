@@ -1048,8 +1048,12 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
         if attempted:
             return calls
         if t[0] == "{" or _JSON_LIST_START.match(t) or _ATTEMPT.match(t) or _LIST_ATTEMPT.match(t):
-            raise whole_err from None
+            if not _EMPTY_LIST_LINE.match(t):  # "[]" on its own line, then prose: no call
+                raise whole_err from None
         return []
+
+
+_EMPTY_LIST_LINE = re.compile(r"\[\][ \t]*\r?\n")
 
 
 @_register("auto")

@@ -213,3 +213,14 @@ def test_a_lone_surrogate_in_a_json_string_is_data() -> None:
     """JSON allows it (``"\\ud800"``), as in a Python string escape: a value, scored as such."""
     assert parse_calls('{"name": "f", "arguments": {"a": "\\ud800"}}') == [Call("f", {"a": "\ud800"})]
     assert parse_calls("[f(a='\\ud800')]") == [Call("f", {"a": "\ud800"})]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("[]\n\nNo tool fits the request (none of them match).", []),
+    ("[]\nNo tool is needed.", []),
+    ("[]\n[f(a=1)]", [Call("f", {"a": 1})]),
+])
+def test_an_empty_list_on_its_own_line_then_prose(text: str, expected: list[Call]) -> None:
+    """``[]`` (no call) then an explanation with parentheses was a parse error (found by the
+    two-formats property test)."""
+    assert parse_calls(text) == expected
