@@ -120,20 +120,20 @@ def run(repeat: int = 2000) -> str:
     rows = ["| family | named format (µs) | `auto` (µs) | calls read |", "| --- | ---: | ---: | --- |"]
     for fam, text in SAMPLES.items():
         calls = parse_calls(text, format=fam)
-        named = _us(lambda: parse_text(text, fam, ctx), repeat)
-        auto = _us(lambda: parse_text(text, "auto", ctx), repeat)
+        named = _us(lambda text=text, fam=fam: parse_text(text, fam, ctx), repeat)
+        auto = _us(lambda text=text: parse_text(text, "auto", ctx), repeat)
         rows.append(f"| `{fam}` | {named:.1f} | {auto:.1f} | {len(calls)} |")
     rows += ["", "| several formats in one output | `auto` (µs) | calls read |", "| --- | ---: | --- |"]
     for label, text in MIXED.items():
         calls = parse_calls(text)
-        rows.append(f"| {label} | {_us(lambda: parse_text(text, 'auto', ctx), repeat):.1f} | {len(calls)} |")
+        rows.append(f"| {label} | {_us(lambda text=text: parse_text(text, 'auto', ctx), repeat):.1f} | {len(calls)} |")
     old = _main_reader()
     rows += ["", f"| `auto` on prose (no call) | reader before the families ({BASELINE}, µs) | this reader (µs) | ratio |", "| --- | ---: | ---: | ---: |"]
     for label, text in PROSE.items():
         assert parse_calls(text) == []
-        new = _us(lambda: parse_text(text, "auto", ctx), repeat)
+        new = _us(lambda text=text: parse_text(text, "auto", ctx), repeat)
         if old is not None:
-            before = _us(lambda: old.parse_text(text, "auto", old.Context()), repeat)
+            before = _us(lambda text=text, old=old: old.parse_text(text, "auto", old.Context()), repeat)
             rows.append(f"| {label} | {before:.1f} | {new:.1f} | {new / before:.2f}× |")
         else:
             rows.append(f"| {label} | n/a (no git) | {new:.1f} | |")
