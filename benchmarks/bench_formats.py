@@ -1,5 +1,5 @@
 """Text readers per model family: read time of one realistic output, through the family's own
-format and through ``"auto"``; and ``"auto"`` on plain prose (no call) beside
+format and through ``"auto"``; ``"auto"`` on several formats in one output; and on plain prose (no call) beside
 the reader before the model families (commit ``BASELINE``, loaded with ``git show``) in the same run.
 
 Prints a markdown table; never asserts on time. Usage::
@@ -66,6 +66,12 @@ SAMPLES = {
     "gigachat3": 'function call<|role_sep|>\n{"name": "get_weather", "arguments": ' + J + "}",
     "apertus": '<|tools_prefix|>[{"get_weather": ' + J + "}]<|tools_suffix|>",
 }
+# Several formats in one output: ``auto`` reads every family's blocks and the calls around them.
+MIXED = {
+    "hermes block, then a Python list": SAMPLES["hermes"] + "\n" + SAMPLES["python"],
+    "Mistral then Hermes then Gemma 4": SAMPLES["mistral"] + "\n" + SAMPLES["hermes"] + "\n" + SAMPLES["gemma4"],
+    "Harmony call, prose, Python list": SAMPLES["harmony"] + "\nI will also check the time.\n" + SAMPLES["python"],
+}
 PROSE = {
     "prose, 1 line": "The weather in Paris is mild today; you will not need an umbrella.",
     "prose, 2k chars": ("I looked into this carefully. The forecast for Paris shows mild temperatures, light wind "
@@ -114,16 +120,20 @@ def run(repeat: int = 2000) -> str:
     rows = ["| family | named format (µs) | `auto` (µs) | calls read |", "| --- | ---: | ---: | --- |"]
     for fam, text in SAMPLES.items():
         calls = parse_calls(text, format=fam)
-        named = _us(lambda: parse_text(text, fam, ctx), repeat)
-        auto = _us(lambda: parse_text(text, "auto", ctx), repeat)
+        named = _us(lambda text=text, fam=fam: parse_text(text, fam, ctx), repeat)
+        auto = _us(lambda text=text: parse_text(text, "auto", ctx), repeat)
         rows.append(f"| `{fam}` | {named:.1f} | {auto:.1f} | {len(calls)} |")
+    rows += ["", "| several formats in one output | `auto` (µs) | calls read |", "| --- | ---: | --- |"]
+    for label, text in MIXED.items():
+        calls = parse_calls(text)
+        rows.append(f"| {label} | {_us(lambda text=text: parse_text(text, 'auto', ctx), repeat):.1f} | {len(calls)} |")
     old = _main_reader()
     rows += ["", f"| `auto` on prose (no call) | reader before the families ({BASELINE}, µs) | this reader (µs) | ratio |", "| --- | ---: | ---: | ---: |"]
     for label, text in PROSE.items():
         assert parse_calls(text) == []
-        new = _us(lambda: parse_text(text, "auto", ctx), repeat)
+        new = _us(lambda text=text: parse_text(text, "auto", ctx), repeat)
         if old is not None:
-            before = _us(lambda: old.parse_text(text, "auto", old.Context()), repeat)
+            before = _us(lambda text=text, old=old: old.parse_text(text, "auto", old.Context()), repeat)
             rows.append(f"| {label} | {before:.1f} | {new:.1f} | {new / before:.2f}× |")
         else:
             rows.append(f"| {label} | n/a (no git) | {new:.1f} | |")

@@ -12,20 +12,25 @@ itself; an XML-style call needs its closing tag), so a cut-off generation is an 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .calls import MAX_DEPTH, Call, ToolCallParseError, check_text_limits, coerce_structured
 from .parsing import (
     _DECODER,
+    Block,
+    BlockReader,
     Context,
     NextFinder,
+    Reader,
     _decode_at,
     _python_whole,
     _scan_prose,
     err_at,
+    read_around,
     read_plain,
     register_format,
 )
@@ -137,31 +142,54 @@ def _read_body(
 
 
 def _blocks(
-    text: str, ctx: Context, fmt: str, opener: str, close: str | None, *, body: Any = None
-) -> list[Call] | None:
-    """Every ``opener … close`` block in order, or None when the text has no opener."""
+    text: str,
+    ctx: Context,
+    fmt: str,
+    opener: str,
+    close: str | None,
+    *,
+    body: Any = None,
+    lead: Callable[[str, int, str], int] | None = None,
+) -> list[Block] | None:
+    """Every ``opener … close`` block in order, as ``(start, end, calls)``; None when the
+    text has no opener. ``lead(text, pos, fmt)`` checks what must follow the opener (a
+    parse error when it is not there) and returns where the body starts; ``body`` reads a
+    block instead of :func:`_read_body`."""
     nxt = NextFinder(text)
     read = body or _read_body
-    calls: list[Call] = []
+    blocks: list[Block] = []
     pos = nxt.find(opener, 0)
     if pos < 0:
         return None
     while pos >= 0:
-        got, end = read(text, pos + len(opener), ctx, fmt, close, nxt, opener)
-        calls.extend(got)
+        start = pos + len(opener)
+        if lead is not None:
+            start = lead(text, start, fmt)
+        got, end = read(text, start, ctx, fmt, close, nxt, opener)
+        blocks.append((pos, end, got))
         pos = nxt.find(opener, max(end, pos + len(opener)))
-    return calls
+    return blocks
 
 
-def _tag_reader(fmt: str, opener: str, close: str | None) -> Any:
+def _read_family(text: str, ctx: Context, fmt: str, blocks_of: BlockReader) -> list[Call]:
+    """A family's named reader: its blocks, and the text around them read as plain text
+    (JSON or Python calls; no other family's markers); with no block, the text as plain."""
+    check_text_limits(text, fmt)
+    blocks = blocks_of(text, ctx)
+    return read_plain(text, ctx) if blocks is None else read_around(text, blocks, ctx, read_plain)
+
+
+def _tag_family(fmt: str, opener: str, close: str | None) -> tuple[Reader, BlockReader]:
+    """The reader and block reader of a family whose calls are JSON or Python call syntax
+    between ``opener`` and ``close``."""
+    blocks_of = functools.partial(_blocks, fmt=fmt, opener=opener, close=close)
+
     def reader(text: str, ctx: Context) -> list[Call]:
-        check_text_limits(text, fmt)
-        calls = _blocks(text, ctx, fmt, opener, close)
-        return read_plain(text, ctx) if calls is None else calls
+        return _read_family(text, ctx, fmt, blocks_of)
 
-    reader.__name__ = f"read_{fmt}"
+    reader.__name__ = reader.__qualname__ = f"read_{fmt}"
     reader.__doc__ = f"{fmt}: ``{opener}`` JSON or Python calls" + (f" ``{close}``" if close else "") + "."
-    return reader
+    return reader, blocks_of
 
 
 # --------------------------------------------------------------------------- typed XML values
@@ -329,6 +357,13 @@ def _tool_call_body(
     return _read_body(text, pos, ctx, fmt, close, nxt, opener)
 
 
+def _hermes_blocks(text: str, ctx: Context, fmt: str = "hermes") -> list[Block] | None:
+    blocks = _blocks(text, ctx, fmt, "<tool_call>", "</tool_call>", body=_tool_call_body)
+    if blocks is None and fmt == "hermes" and _FUNCTION_TAG.search(text):
+        return _qwen3_blocks(text, ctx)  # Qwen3-Coder calls without the <tool_call> wrapper
+    return blocks
+
+
 def read_hermes(text: str, ctx: Context) -> list[Call]:
     """Hermes / Qwen 2.5 ``<tool_call>{json}</tool_call>`` blocks (several allowed); a block
     may also hold Qwen3-Coder ``<function=…>`` or GLM ``NAME<arg_key>…`` calls.
@@ -342,11 +377,10 @@ def read_hermes(text: str, ctx: Context) -> list[Call]:
     ...
     toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON at character 46: Expecting ',' delimiter (in '{"name": "f", "arguments": {"a": 1}</tool_call>')
     """
-    check_text_limits(text, "hermes")
-    calls = _blocks(text, ctx, "hermes", "<tool_call>", "</tool_call>", body=_tool_call_body)
-    if calls is None:
-        return read_qwen3_coder(text, ctx) if _FUNCTION_TAG.search(text) else read_plain(text, ctx)
-    return calls
+    return _read_family(text, ctx, "hermes", _hermes_blocks)
+
+
+_glm45_blocks = functools.partial(_hermes_blocks, fmt="glm45")
 
 
 def read_glm45(text: str, ctx: Context) -> list[Call]:
@@ -357,9 +391,32 @@ def read_glm45(text: str, ctx: Context) -> list[Call]:
     >>> read_glm45('<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>Paris</arg_value>\\n<arg_key>days</arg_key>\\n<arg_value>3</arg_value>\\n</tool_call>', Context())
     [get_weather(city='Paris', days=3)]
     """
-    check_text_limits(text, "glm45")
-    calls = _blocks(text, ctx, "glm45", "<tool_call>", "</tool_call>", body=_tool_call_body)
-    return read_plain(text, ctx) if calls is None else calls
+    return _read_family(text, ctx, "glm45", _glm45_blocks)
+
+
+def _qwen3_blocks(text: str, ctx: Context) -> list[Block] | None:
+    nxt = NextFinder(text)
+    pos, _ = nxt.search(_FUNCTION_TAG, 0)
+    if pos < 0:
+        return _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
+    blocks: list[Block] = []
+    floor = 0
+    while pos >= 0:
+        call, end = _qwen3_function(text, pos, ctx, "qwen3_coder", nxt)
+        start = _back_past(text, pos, floor, ("<tool_call>", "<seed:tool_call>"))
+        floor = _past(text, _past(text, end, "</tool_call>"), "</seed:tool_call>")
+        blocks.append((start, floor, [call]))
+        pos, _ = nxt.search(_FUNCTION_TAG, floor)
+    return blocks
+
+
+def _back_past(text: str, pos: int, floor: int, tokens: tuple[str, ...]) -> int:
+    """The start of one of ``tokens`` ending right before ``pos`` (white space between, not
+    before ``floor``); else ``pos``: a wrapper tag belongs to the call it wraps."""
+    k = pos
+    while k > floor and text[k - 1] in _WS:
+        k -= 1
+    return next((k - len(t) for t in tokens if k - len(t) >= floor and text.startswith(t, k - len(t))), pos)
 
 
 def read_qwen3_coder(text: str, ctx: Context) -> list[Call]:
@@ -371,17 +428,7 @@ def read_qwen3_coder(text: str, ctx: Context) -> list[Call]:
     >>> read_qwen3_coder('<tool_call>\\n<function=get_weather>\\n<parameter=city>\\nParis\\n</parameter>\\n<parameter=days>\\n3\\n</parameter>\\n</function>\\n</tool_call>', Context())
     [get_weather(city='Paris', days=3)]
     """
-    check_text_limits(text, "qwen3_coder")
-    nxt = NextFinder(text)
-    pos, _ = nxt.search(_FUNCTION_TAG, 0)
-    if pos < 0:
-        return read_hermes(text, ctx)
-    calls: list[Call] = []
-    while pos >= 0:
-        call, end = _qwen3_function(text, pos, ctx, "qwen3_coder", nxt)
-        calls.append(call)
-        pos, _ = nxt.search(_FUNCTION_TAG, end)
-    return calls
+    return _read_family(text, ctx, "qwen3_coder", _qwen3_blocks)
 
 
 _FUNCTION_TAG = re.compile(r'<function(?:=| name=")')
@@ -393,9 +440,11 @@ _INVOKE = re.compile(r'<(?:\uff5cDSML\uff5c)?invoke\s+name="([^"<>\n]*)"\s*>')
 _PARAM = re.compile(r'<(?:\uff5cDSML\uff5c)?parameter\s+name="([^"<>\n]*)"(?:\s+string="(true|false)")?\s*>')
 _PARAM_END = re.compile(r"</(?:\uff5cDSML\uff5c)?parameter>")
 _INVOKE_END = re.compile(r"</(?:\uff5cDSML\uff5c)?invoke>")
+#: The tags around invoke blocks (a wrapper belongs to the calls it wraps).
+_INVOKE_SECTIONS = ("<\uff5cDSML\uff5cfunction_calls>", "<minimax:tool_call>", "<function_calls>")
 
 
-def _invoke_calls(text: str, ctx: Context, fmt: str) -> list[Call] | None:
+def _invoke_blocks(text: str, ctx: Context, fmt: str) -> list[Block] | None:
     """``<invoke name="f"><parameter name="k" [string="true"]>v</parameter></invoke>`` blocks
     (DeepSeek V3.2 DSML with or without the ``｜DSML｜`` prefix, MiniMax-M2); a body may also
     be one JSON object of arguments. None when there is no invoke tag."""
@@ -403,7 +452,8 @@ def _invoke_calls(text: str, ctx: Context, fmt: str) -> list[Call] | None:
     start, head_end = nxt.search(_INVOKE, 0)
     if start < 0:
         return None
-    calls: list[Call] = []
+    blocks: list[Block] = []
+    floor = 0
     while start >= 0:
         m = _INVOKE.match(text, start)
         assert m is not None
@@ -411,39 +461,53 @@ def _invoke_calls(text: str, ctx: Context, fmt: str) -> list[Call] | None:
         end_start, end_end = nxt.search(_INVOKE_END, head_end)
         if end_start < 0:
             raise err_at(fmt, f"call {name!r} is cut off (no </invoke>)", text, start)
-        args: dict[str, Any] = {}
-        i = _skip(text, head_end)
-        if text.startswith("{", i):
-            value, i = _decode_at(text, i, fmt)
-            if not isinstance(value, dict):
-                raise err_at(fmt, "expected a JSON object of arguments", text, i)
-            args = value
-        while True:
-            ps, pe = nxt.search(_PARAM, i)
-            if ps < 0 or ps > end_start:
-                break
-            pm = _PARAM.match(text, ps)
-            assert pm is not None
-            vs, ve = nxt.search(_PARAM_END, pe)
-            if vs < 0 or vs > end_start:
-                raise err_at(fmt, f"parameter {pm.group(1)!r} is cut off (no </parameter>)", text, ps)
-            raw = text[pe:vs]
-            schema = ctx.param_schema(name, pm.group(1))  # type: ignore[misc]
-            if schema is not None:
-                args[pm.group(1)] = xml_value(raw, schema)
-            elif pm.group(2) == "true":
-                args[pm.group(1)] = raw
-            elif pm.group(2) == "false":
-                try:
-                    args[pm.group(1)] = _json_exact(raw.strip())
-                except (ValueError, RecursionError, ToolCallParseError):
-                    raise err_at(fmt, f"parameter {pm.group(1)!r} is marked string=\"false\" but is not JSON", text, pe) from None
-            else:
-                args[pm.group(1)] = _typed(ctx, name, pm.group(1), raw.strip("\n") if fmt == "minimax_m2" else raw)
-            i = ve
-        calls.append(_make(name, _unwrapped(args, name, ctx), fmt, text, start))
-        start, head_end = nxt.search(_INVOKE, end_end)
-    return calls
+        args = _invoke_args(text, head_end, end_start, name, ctx, fmt, nxt)
+        call = _make(name, _unwrapped(args, name, ctx), fmt, text, start)
+        begin = _back_past(text, start, floor, _INVOKE_SECTIONS)
+        floor = end_end
+        for close in _INVOKE_SECTIONS:
+            floor = _past(text, floor, "</" + close[1:])
+        blocks.append((begin, floor, [call]))
+        start, head_end = nxt.search(_INVOKE, floor)
+    return blocks
+
+
+def _invoke_args(
+    text: str, i: int, stop: int, name: str, ctx: Context, fmt: str, nxt: NextFinder
+) -> dict[str, Any]:
+    """The arguments of one invoke whose body runs from ``i`` to ``stop``: a JSON object,
+    and/or ``<parameter name="k">`` tags."""
+    args: dict[str, Any] = {}
+    i = _skip(text, i)
+    if text.startswith("{", i):
+        value, i = _decode_at(text, i, fmt)
+        if not isinstance(value, dict):
+            raise err_at(fmt, "expected a JSON object of arguments", text, i)
+        args = value
+    while True:
+        ps, pe = nxt.search(_PARAM, i)
+        if ps < 0 or ps > stop:
+            return args
+        pm = _PARAM.match(text, ps)
+        assert pm is not None
+        key, string = pm.group(1), pm.group(2)
+        vs, ve = nxt.search(_PARAM_END, pe)
+        if vs < 0 or vs > stop:
+            raise err_at(fmt, f"parameter {key!r} is cut off (no </parameter>)", text, ps)
+        raw = text[pe:vs]
+        schema = ctx.param_schema(name, key)  # type: ignore[misc]
+        if schema is not None:
+            args[key] = xml_value(raw, schema)
+        elif string == "true":
+            args[key] = raw
+        elif string == "false":
+            try:
+                args[key] = _json_exact(raw.strip())
+            except (ValueError, RecursionError, ToolCallParseError):
+                raise err_at(fmt, f"parameter {key!r} is marked string=\"false\" but is not JSON", text, pe) from None
+        else:
+            args[key] = xml_value(raw.strip("\n") if fmt == "minimax_m2" else raw, None)
+        i = ve
 
 
 def _unwrapped(args: dict[str, Any], name: str, ctx: Context) -> dict[str, Any]:
@@ -462,39 +526,51 @@ def _unwrapped(args: dict[str, Any], name: str, ctx: Context) -> dict[str, Any]:
     return value if isinstance(value, dict) else args
 
 
-def _invoke_reader(fmt: str, section: str) -> Any:
-    def reader(text: str, ctx: Context) -> list[Call]:
-        check_text_limits(text, fmt)
-        calls = _invoke_calls(text, ctx, fmt)
-        if calls is None:
-            k = text.find(section)
-            if k >= 0:
-                raise err_at(fmt, f"{section} holds no <invoke name=…> call", text, k)
-            return read_plain(text, ctx)
-        return calls
+def _invoke_family(fmt: str, section: str) -> BlockReader:
+    def blocks_of(text: str, ctx: Context) -> list[Block] | None:
+        blocks = _invoke_blocks(text, ctx, fmt)
+        k = text.find(section) if blocks is None else -1
+        if k >= 0:
+            raise err_at(fmt, f"{section} holds no <invoke name=…> call", text, k)
+        return blocks
 
-    return reader
+    return blocks_of
 
 
-read_deepseek_v32 = _invoke_reader("deepseek_v32", "<\uff5cDSML\uff5cfunction_calls>")
-read_deepseek_v32.__doc__ = """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls><｜DSML｜invoke name="f">
-<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter></｜DSML｜invoke>…``
-(``string="false"`` values are JSON).
+_deepseek_v32_blocks = _invoke_family("deepseek_v32", "<\uff5cDSML\uff5cfunction_calls>")
+_minimax_m2_blocks = _invoke_family("minimax_m2", "<minimax:tool_call>")
 
-Examples
---------
->>> read_deepseek_v32('<\uff5cDSML\uff5cfunction_calls>\\n<\uff5cDSML\uff5cinvoke name="f">\\n<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>\\n<\uff5cDSML\uff5cparameter name="days" string="false">3</\uff5cDSML\uff5cparameter>\\n</\uff5cDSML\uff5cinvoke>\\n</\uff5cDSML\uff5cfunction_calls>', Context())
-[f(city='Paris', days=3)]
-"""
-read_minimax_m2 = _invoke_reader("minimax_m2", "<minimax:tool_call>")
-read_minimax_m2.__doc__ = """MiniMax-M2: ``<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter>
-</invoke></minimax:tool_call>``; values typed by the schema, else JSON, else text.
 
-Examples
---------
->>> read_minimax_m2('<minimax:tool_call>\\n<invoke name="f">\\n<parameter name="city">Paris</parameter>\\n<parameter name="days">3</parameter>\\n</invoke>\\n</minimax:tool_call>', Context())
-[f(city='Paris', days=3)]
-"""
+def read_deepseek_v32(text: str, ctx: Context) -> list[Call]:
+    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls><｜DSML｜invoke name="f">
+    <｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter></｜DSML｜invoke>…``
+    (``string="false"`` values are JSON).
+
+    Examples
+    --------
+    >>> read_deepseek_v32('<\uff5cDSML\uff5cfunction_calls>\\n<\uff5cDSML\uff5cinvoke name="f">\\n<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>\\n<\uff5cDSML\uff5cparameter name="days" string="false">3</\uff5cDSML\uff5cparameter>\\n</\uff5cDSML\uff5cinvoke>\\n</\uff5cDSML\uff5cfunction_calls>', Context())
+    [f(city='Paris', days=3)]
+    """
+    return _read_family(text, ctx, "deepseek_v32", _deepseek_v32_blocks)
+
+
+def read_minimax_m2(text: str, ctx: Context) -> list[Call]:
+    """MiniMax-M2: ``<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter>
+    </invoke></minimax:tool_call>``; values typed by the schema, else JSON, else text.
+
+    Examples
+    --------
+    >>> read_minimax_m2('<minimax:tool_call>\\n<invoke name="f">\\n<parameter name="city">Paris</parameter>\\n<parameter name="days">3</parameter>\\n</invoke>\\n</minimax:tool_call>', Context())
+    [f(city='Paris', days=3)]
+    """
+    return _read_family(text, ctx, "minimax_m2", _minimax_m2_blocks)
+
+
+def _olmo3_blocks(text: str, ctx: Context) -> list[Block] | None:
+    k = text.find("<function_calls>")
+    if k >= 0 and text.startswith("<invoke", _skip(text, k + len("<function_calls>"))):
+        return _invoke_blocks(text, ctx, "deepseek_v32")  # DeepSeek's plain-tag form
+    return _blocks(text, ctx, "olmo3", "<function_calls>", "</function_calls>")
 
 
 def read_olmo3(text: str, ctx: Context) -> list[Call]:
@@ -506,24 +582,85 @@ def read_olmo3(text: str, ctx: Context) -> list[Call]:
     >>> read_olmo3("<function_calls>\\nf(a=1)\\ng(b='x')\\n</function_calls>", Context())
     [f(a=1), g(b='x')]
     """
-    check_text_limits(text, "olmo3")
-    invoked = _invoke_calls(text, ctx, "deepseek_v32") if "<invoke" in text else None
-    if invoked is not None:
-        return invoked
-    calls = _blocks(text, ctx, "olmo3", "<function_calls>", "</function_calls>")
-    return read_plain(text, ctx) if calls is None else calls
+    return _read_family(text, ctx, "olmo3", _olmo3_blocks)
 
 
 # --------------------------------------------------------------------------- Harmony (gpt-oss)
 
-_RECIPIENT = re.compile(r"to=([^\s<]+)")
+_RECIPIENT = re.compile(r"to=([^\s<]*)")
 _HARMONY_STOPS = ("<|end|>", "<|call|>", "<|return|>", "<|start|>")
+_HARMONY_HEADS = ("<|start|>", "<|channel|>")
+
+
+def _harmony_blocks(text: str, ctx: Context) -> list[Block] | None:
+    """One block per Harmony message (header, body and its stop token); the calls are the
+    messages whose header names a ``functions.`` recipient. Text between messages that no
+    header token opens is left to the reader of the text around the blocks."""
+    nxt = NextFinder(text)
+    if nxt.find("<|message|>", 0) < 0 and all(nxt.find(t, 0) < 0 for t in _HARMONY_HEADS):
+        return None
+    blocks: list[Block] = []
+    head, n = 0, len(text)
+    while head < n:
+        msg = nxt.find("<|message|>", head)
+        heads = [k for k in (nxt.find(t, head) for t in _HARMONY_HEADS) if 0 <= k and (msg < 0 or k < msg)]
+        start = min(heads) if heads else head
+        if "to=" in text[head:start]:  # the recipient before the channel: " to=functions.f<|channel|>…"
+            start = head
+        if msg < 0:  # no message left: a header cut off, or text after the last message
+            if heads or "to=functions" in text[head:]:
+                _harmony_cut_header(text, start)
+                blocks.append((start, n, []))
+            break
+        body = msg + len("<|message|>")
+        stops = [k for k in (nxt.find(t, body) for t in _HARMONY_STOPS) if k >= 0]
+        end = min(stops) if stops else n
+        stop = next((t for t in _HARMONY_STOPS if text.startswith(t, end)), "")
+        call = _harmony_call(text, start, msg, end, stop)
+        head = end if stop in ("", "<|start|>") else end + len(stop)
+        blocks.append((start, head, [] if call is None else [call]))
+    return blocks
+
+
+def _harmony_call(text: str, start: int, msg: int, end: int, stop: str) -> Call | None:
+    """The call a message makes (its header from ``start`` to ``msg``, body to ``end``), or
+    None for a message to no function (analysis, final, a preamble, a built-in tool)."""
+    header = text[start:msg]
+    body_start = msg + len("<|message|>")
+    body = text[body_start:end].strip()
+    r = _RECIPIENT.search(header)
+    recipient = r.group(1) if r else ""
+    if not recipient.startswith("functions"):
+        if not recipient and stop == "<|call|>":
+            raise err_at("harmony", "a message ending in <|call|> names no recipient (to=functions.NAME)", text, start)
+        if not recipient and "commentary" in header and body.startswith("{"):
+            raise err_at("harmony", "JSON arguments in the commentary channel name no recipient (to=functions.NAME)", text, start)
+        return None  # no call: analysis, final, a preamble; built-in tools (to=python) are not function calls
+    name = recipient[len("functions.") :] if recipient.startswith("functions.") else ""
+    if not name:
+        raise err_at("harmony", f"a message to {recipient!r} names no function", text, start + header.find("to="))
+    if not body:
+        raise err_at("harmony", f"call {name!r} has no arguments message", text, body_start)
+    args, after = _decode_at(body, 0, "harmony")
+    if body[after:].strip() or not isinstance(args, dict):
+        raise err_at("harmony", f"the arguments of {name!r} are not one JSON object", text, body_start)
+    return _make(name, args, "harmony", text, start + header.find("to="))
+
+
+def _harmony_cut_header(text: str, start: int) -> None:
+    """A header with no ``<|message|>`` after it: an error when it began a call (a recipient,
+    or the commentary channel with more than its name)."""
+    rest = text[start:]
+    if "to=" in rest or "{" in rest:
+        raise err_at("harmony", "a message to a tool is cut off (no <|message|>)", text, start)
 
 
 def read_harmony(text: str, ctx: Context) -> list[Call]:
     """gpt-oss Harmony: a message whose header names a recipient is a call
     (``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{json}<|call|>``,
-    the recipient also before the channel); analysis and final text are never calls.
+    the recipient also before the channel); analysis and final text are never calls. A
+    header cut off before its message, a recipient with no function name, and a call
+    message with no recipient are parse errors.
 
     Examples
     --------
@@ -531,36 +668,12 @@ def read_harmony(text: str, ctx: Context) -> list[Call]:
     [get_weather(city='Paris')]
     >>> read_harmony('<|channel|>final<|message|>It is sunny.<|return|>', Context())
     []
+    >>> read_harmony('<|channel|>commentary to=functions', Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: harmony: a message to a tool is cut off (no <|message|>) at character 0 (in '<|channel|>commentary to=functions')
     """
-    check_text_limits(text, "harmony")
-    nxt = NextFinder(text)
-    calls: list[Call] = []
-    head = 0
-    n = len(text)
-    while head < n:
-        msg = nxt.find("<|message|>", head)
-        if msg < 0:
-            if "to=functions." in text[head:]:
-                raise err_at("harmony", "a message to a tool is cut off (no <|message|>)", text, head)
-            break
-        header = text[head:msg]
-        start = msg + len("<|message|>")
-        stops = [s for s in (nxt.find(t, start) for t in _HARMONY_STOPS) if s >= 0]
-        end = min(stops) if stops else n
-        r = _RECIPIENT.search(header)
-        if r is not None and r.group(1).startswith("functions."):  # built-in tools are not function calls
-            name = r.group(1)[len("functions."):]
-            body = text[start:end].strip()
-            if not body:
-                raise err_at("harmony", f"call {name!r} has no arguments message", text, start)
-            args, stop = _decode_at(body, 0, "harmony")
-            if body[stop:].strip() or not isinstance(args, dict):
-                raise err_at("harmony", f"the arguments of {name!r} are not one JSON object", text, start)
-            calls.append(_make(name, args, "harmony", text, head + r.start()))
-        if end >= n:
-            break
-        head = end if text.startswith("<|start|>", end) else end + len(next(t for t in _HARMONY_STOPS if text.startswith(t, end)))
-    return calls
+    return _read_family(text, ctx, "harmony", _harmony_blocks)
 
 
 # --------------------------------------------------------------------------- DeepSeek V3 / V3.1 / R1
@@ -572,26 +685,15 @@ _DS_CALLS = "<\uff5ctool\u2581calls\u2581begin\uff5c>"
 _DS_OPEN = re.compile("<\uff5ctool\u2581call\u2581begin\uff5c>|<\uff5ctool\u2581calls\uff5c>")
 
 
-def read_deepseek(text: str, ctx: Context) -> list[Call]:
-    """DeepSeek V3 / R1 (``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + fenced JSON) and
-    V3.1 (``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}``), inside ``<｜tool▁calls▁begin｜>``.
-
-    Examples
-    --------
-    >>> read_deepseek('<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5ctool\u2581sep\uff5c>f\\n```json\\n{"a": 1}\\n```<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>', Context())
-    [f(a=1)]
-    >>> read_deepseek('<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"a": 1}<\uff5ctool\u2581call\u2581end\uff5c>', Context())
-    [f(a=1)]
-    """
-    check_text_limits(text, "deepseek")
+def _deepseek_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos, start = nxt.search(_DS_OPEN, 0)
     if pos < 0:
         k = text.find(_DS_CALLS)
         if k >= 0:
             raise err_at("deepseek", "<｜tool▁calls▁begin｜> holds no <｜tool▁call▁begin｜> call", text, k)
-        return read_plain(text, ctx)
-    calls: list[Call] = []
+        return None
+    blocks: list[Block] = []
     while pos >= 0:
         sep = nxt.find(_DS_SEP, start)
         nxt_call, _ = nxt.search(_DS_OPEN, start)
@@ -612,9 +714,30 @@ def read_deepseek(text: str, ctx: Context) -> list[Call]:
         args, j = _decode_at(text, j, "deepseek")
         if not isinstance(args, dict):
             raise err_at("deepseek", "expected a JSON object of arguments", text, i)
-        calls.append(_make(name, args, "deepseek", text, pos))
+        j = _past(text, _past(text, j, "```"), _DS_CALL_END)
+        blocks.append((pos, j, [_make(name, args, "deepseek", text, pos)]))
         pos, start = nxt.search(_DS_OPEN, j)
-    return calls
+    return blocks
+
+
+def _past(text: str, pos: int, token: str) -> int:
+    """Past ``token`` when it follows ``pos`` (after white space); else ``pos``."""
+    j = _skip(text, pos)
+    return j + len(token) if text.startswith(token, j) else pos
+
+
+def read_deepseek(text: str, ctx: Context) -> list[Call]:
+    """DeepSeek V3 / R1 (``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + fenced JSON) and
+    V3.1 (``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}``), inside ``<｜tool▁calls▁begin｜>``.
+
+    Examples
+    --------
+    >>> read_deepseek('<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5ctool\u2581sep\uff5c>f\\n```json\\n{"a": 1}\\n```<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>', Context())
+    [f(a=1)]
+    >>> read_deepseek('<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"a": 1}<\uff5ctool\u2581call\u2581end\uff5c>', Context())
+    [f(a=1)]
+    """
+    return _read_family(text, ctx, "deepseek", _deepseek_blocks)
 
 
 # --------------------------------------------------------------------------- Kimi K2
@@ -624,16 +747,7 @@ _KIMI_ARGS = "<|tool_call_argument_begin|>"
 _KIMI_ID = re.compile(r"^(?:functions\.)?(.+?)(?::\d+)?$")
 
 
-def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
-    """Kimi K2 ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX
-    <|tool_call_argument_begin|>{json}<|tool_call_end|>…<|tool_calls_section_end|>``.
-
-    Examples
-    --------
-    >>> read_kimi_k2('<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>', Context())
-    [get_weather(city='Paris')]
-    """
-    check_text_limits(text, "kimi_k2")
+def _kimi_k2_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos = nxt.find(_KIMI_CALL, 0)
     stray = nxt.find(_KIMI_ARGS, 0)
@@ -643,8 +757,8 @@ def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
         k = text.find("<|tool_calls_section_begin|>")
         if k >= 0:
             raise err_at("kimi_k2", "<|tool_calls_section_begin|> holds no <|tool_call_begin|> call", text, k)
-        return read_plain(text, ctx)
-    calls: list[Call] = []
+        return None
+    blocks: list[Block] = []
     while pos >= 0:
         start = pos + len(_KIMI_CALL)
         arg = nxt.find(_KIMI_ARGS, start)
@@ -656,14 +770,91 @@ def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
         args, j = _decode_at(text, _skip(text, arg + len(_KIMI_ARGS)), "kimi_k2")
         if not isinstance(args, dict):
             raise err_at("kimi_k2", "expected a JSON object of arguments", text, arg)
-        calls.append(_make(name, args, "kimi_k2", text, pos))
+        j = _past(text, j, "<|tool_call_end|>")
+        blocks.append((pos, j, [_make(name, args, "kimi_k2", text, pos)]))
         pos = nxt.find(_KIMI_CALL, j)
-    return calls
+    return blocks
+
+
+def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
+    """Kimi K2 ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX
+    <|tool_call_argument_begin|>{json}<|tool_call_end|>…<|tool_calls_section_end|>``.
+
+    Examples
+    --------
+    >>> read_kimi_k2('<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>', Context())
+    [get_weather(city='Paris')]
+    """
+    return _read_family(text, ctx, "kimi_k2", _kimi_k2_blocks)
 
 
 # --------------------------------------------------------------------------- Mistral
 
 _MISTRAL_NAME = re.compile(r"([A-Za-z_][\w.\-]*)[ \t]*(\[ARGS\]|\[CALL_ID\]|\{|$|\n|</s>)")
+
+
+def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
+    """One block per run of calls after a ``[TOOL_CALLS]`` (a run ends at prose or an
+    end-of-turn token; a later ``[TOOL_CALLS]`` starts another)."""
+    nxt = NextFinder(text)
+    pos = nxt.find("[TOOL_CALLS]", 0)
+    if pos < 0:
+        return None
+    blocks: list[Block] = []
+    while pos >= 0:
+        calls, end = _mistral_run(text, pos + len("[TOOL_CALLS]"), nxt)
+        if not calls and not text.startswith("[]", _skip(text, pos + len("[TOOL_CALLS]"))):
+            raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, pos)
+        blocks.append((pos, end, calls))
+        pos = nxt.find("[TOOL_CALLS]", end)
+    return blocks
+
+
+def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
+    """The calls from ``i`` on (a JSON list, ``NAME[ARGS]{…}``, ``NAME{…}``, more
+    ``[TOOL_CALLS]``), and where they end."""
+    calls: list[Call] = []
+    n = len(text)
+    while True:
+        i = _skip(text, i)
+        if i >= n or any(text.startswith(t, i) for t in _END_TOKENS):
+            return calls, i
+        if text.startswith("[TOOL_CALLS]", i):
+            i += len("[TOOL_CALLS]")
+            continue
+        if text[i] in "[{":
+            if calls and text[i] == "[" and _python_list_start(text, i):
+                return calls, i  # a list of Python calls after the run is not Mistral's
+            values, i = _json_run(text, i, "mistral")
+            calls.extend(_calls_of(values, "mistral", text, i))
+            continue
+        m = _MISTRAL_NAME.match(text, i)
+        if m is None:
+            if calls:
+                return calls, i  # prose after the calls
+            nl = nxt.find("\n", i)
+            j = text.find("[{", i, nl if nl >= 0 else n)
+            if j < 0:
+                raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, i)
+            i = j  # words before the JSON list
+            continue
+        name, j = m.group(1), m.start(2)
+        if m.group(2) in ("", "\n", "</s>"):
+            if calls:
+                return calls, i  # a word after the calls is prose
+            calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
+            i = m.end(1)
+            continue
+        if text.startswith("[CALL_ID]", j):
+            j = text.find("[ARGS]", j)
+            if j < 0:
+                raise err_at("mistral", "[CALL_ID] without [ARGS] (cut off?)", text, m.start(2))
+        if text.startswith("[ARGS]", j):
+            j += len("[ARGS]")
+        args, i = _decode_at(text, _skip(text, j), "mistral")
+        if not isinstance(args, dict):
+            raise err_at("mistral", "expected a JSON object of arguments", text, j)
+        calls.append(_make(name, args, "mistral", text, m.start(1)))
 
 
 def read_mistral(text: str, ctx: Context) -> list[Call]:
@@ -677,54 +868,7 @@ def read_mistral(text: str, ctx: Context) -> list[Call]:
     >>> read_mistral('[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]abc123456[ARGS]{}', Context())
     [f(a=1), g()]
     """
-    check_text_limits(text, "mistral")
-    nxt = NextFinder(text)
-    pos = nxt.find("[TOOL_CALLS]", 0)
-    if pos < 0:
-        return read_plain(text, ctx)
-    calls: list[Call] = []
-    i = pos + len("[TOOL_CALLS]")
-    n = len(text)
-    while True:
-        i = _skip(text, i)
-        if i >= n or any(text.startswith(t, i) for t in _END_TOKENS):
-            break
-        if text.startswith("[TOOL_CALLS]", i):
-            i += len("[TOOL_CALLS]")
-            continue
-        if text[i] in "[{":
-            values, i = _json_run(text, i, "mistral")
-            calls.extend(_calls_of(values, "mistral", text, i))
-        else:
-            m = _MISTRAL_NAME.match(text, i)
-            if m is None:
-                if calls:
-                    break  # prose after the calls
-                j = text.find("[{", i, nxt.find("\n", i) if nxt.find("\n", i) >= 0 else len(text))
-                if j < 0:
-                    raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, i)
-                i = j  # words before the JSON list
-                continue
-            name, j = m.group(1), m.start(2)
-            if m.group(2) in ("", "\n", "</s>"):
-                if calls:
-                    break  # a word after the calls is prose
-                calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
-                i = m.end(1)
-                continue
-            if text.startswith("[CALL_ID]", j):
-                j = text.find("[ARGS]", j)
-                if j < 0:
-                    raise err_at("mistral", "[CALL_ID] without [ARGS] (cut off?)", text, m.start(2))
-            if text.startswith("[ARGS]", j):
-                j += len("[ARGS]")
-            args, i = _decode_at(text, _skip(text, j), "mistral")
-            if not isinstance(args, dict):
-                raise err_at("mistral", "expected a JSON object of arguments", text, j)
-            calls.append(_make(name, args, "mistral", text, m.start(1)))
-    if not calls and not text.startswith("[]", _skip(text, pos + len("[TOOL_CALLS]"))):
-        raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, pos)
-    return calls
+    return _read_family(text, ctx, "mistral", _mistral_blocks)
 
 
 # --------------------------------------------------------------------------- Llama 3 / 4
@@ -749,9 +893,12 @@ def read_llama(text: str, ctx: Context) -> list[Call]:
     >>> read_llama('<|python_tag|>brave_search.call(query="Paris weather")<|eom_id|>', Context())
     [brave_search(query='Paris weather')]
     """
-    check_text_limits(text, "llama")
-    calls = _blocks(text, ctx, "llama", "<|python_tag|>", None)
-    return read_plain(text, ctx) if calls is None else _builtin(calls)
+    return _read_family(text, ctx, "llama", _llama_blocks)
+
+
+def _llama_blocks(text: str, ctx: Context) -> list[Block] | None:
+    blocks = _blocks(text, ctx, "llama", "<|python_tag|>", None)
+    return None if blocks is None else [(start, end, _builtin(calls)) for start, end, calls in blocks]
 
 
 # --------------------------------------------------------------------------- Gemma 4
@@ -830,12 +977,15 @@ def read_gemma4(text: str, ctx: Context) -> list[Call]:
     >>> read_gemma4('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:3,opts:{metric:true},tags:[<|"|>a<|"|>]}<tool_call|>', Context())
     [get_weather(city='Paris', days=3, opts={'metric': True}, tags=['a'])]
     """
-    check_text_limits(text, "gemma4")
+    return _read_family(text, ctx, "gemma4", _gemma4_blocks)
+
+
+def _gemma4_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos = nxt.find("<|tool_call>", 0)
     if pos < 0:
-        return read_plain(text, ctx)
-    calls: list[Call] = []
+        return None
+    blocks: list[Block] = []
     while pos >= 0:
         i = _skip(text, pos + len("<|tool_call>"))
         if not text.startswith(("call:", ":"), i):
@@ -846,12 +996,10 @@ def read_gemma4(text: str, ctx: Context) -> list[Call]:
             raise err_at("gemma4", "a call without its {arguments} (cut off?)", text, i)
         name = text[i + (len("call:") if text.startswith("call:", i) else 1) : brace]
         args, j = _gemma_object(text, brace, "gemma4", 1)
-        calls.append(_make(name, args, "gemma4", text, pos))
-        j = _skip(text, j)
-        if text.startswith("<tool_call|>", j):
-            j += len("<tool_call|>")
+        j = _past(text, j, "<tool_call|>")
+        blocks.append((pos, j, [_make(name, args, "gemma4", text, pos)]))
         pos = nxt.find("<|tool_call>", j)
-    return calls
+    return blocks
 
 
 # --------------------------------------------------------------------------- JSON-bodied tags
@@ -877,24 +1025,30 @@ def read_command_r(text: str, ctx: Context) -> list[Call]:
     >>> read_command_r('<|START_THINKING|>Look it up.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}}]<|END_ACTION|>', Context())
     [f(a=1)]
     """
-    check_text_limits(text, "command_r")
-    k = text.find("<|START_ACTION|>")
+    return _read_family(text, ctx, "command_r", _command_r_blocks)
+
+
+def _command_r_blocks(text: str, ctx: Context) -> list[Block] | None:
+    nxt = NextFinder(text)
+    k = nxt.find("<|START_ACTION|>", 0)
     if k < 0:
         m = _ACTION.search(text)
         if m is None:
-            return read_plain(text, ctx)
-        values, _ = _json_run(text, m.end(), "command_r")
-        return _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
-    calls: list[Call] = []
-    nxt = NextFinder(text)
+            return None
+        values, j = _json_run(text, m.end(), "command_r")
+        calls = _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
+        return [(m.start(), _past(text, _past(text, j, "```"), "<|END_ACTION|>"), calls)]
+    blocks: list[Block] = []
     while k >= 0:
         i = _skip_fence_open(text, _skip(text, k + len("<|START_ACTION|>")))
         if i >= len(text) or text[i] not in "[{":
             raise err_at("command_r", "<|START_ACTION|> without a JSON action (cut off?)", text, k)
         values, j = _json_run(text, i, "command_r")
-        calls.extend(_calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, i))
+        calls = _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, i)
+        j = _past(text, _past(text, j, "```"), "<|END_ACTION|>")
+        blocks.append((k, j, calls))
         k = nxt.find("<|START_ACTION|>", j)
-    return calls
+    return blocks
 
 
 def read_phi4_mini(text: str, ctx: Context) -> list[Call]:
@@ -905,18 +1059,17 @@ def read_phi4_mini(text: str, ctx: Context) -> list[Call]:
     >>> read_phi4_mini('functools[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {}}]', Context())
     [f(a=1), g()]
     """
-    check_text_limits(text, "phi4_mini")
-    calls = _blocks(text, ctx, "phi4_mini", "functools", None, body=_functools_body)
-    return read_plain(text, ctx) if calls is None else calls
+    return _read_family(text, ctx, "phi4_mini", _phi4_mini_blocks)
 
 
-def _functools_body(
-    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
-) -> tuple[list[Call], int]:
+def _functools_lead(text: str, pos: int, fmt: str) -> int:
     i = _skip(text, pos)
     if not text.startswith("[", i):
         raise err_at(fmt, "expected a JSON list after functools", text, pos)
-    return _read_body(text, i, ctx, fmt, close, nxt, opener)
+    return i
+
+
+_phi4_mini_blocks = functools.partial(_blocks, fmt="phi4_mini", opener="functools", close=None, lead=_functools_lead)
 
 
 def read_internlm2(text: str, ctx: Context) -> list[Call]:
@@ -927,18 +1080,19 @@ def read_internlm2(text: str, ctx: Context) -> list[Call]:
     >>> read_internlm2('Let me check.<|action_start|><|plugin|>\\n{"name": "f", "parameters": {"a": 1}}<|action_end|>', Context())
     [f(a=1)]
     """
-    check_text_limits(text, "internlm2")
-    calls = _blocks(text, ctx, "internlm2", "<|action_start|>", "<|action_end|>", body=_internlm_body)
-    return read_plain(text, ctx) if calls is None else calls
+    return _read_family(text, ctx, "internlm2", _internlm2_blocks)
 
 
-def _internlm_body(
-    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
-) -> tuple[list[Call], int]:
+def _plugin_lead(text: str, pos: int, fmt: str) -> int:
     i = _skip(text, pos)
     if not text.startswith("<|plugin|>", i):
         raise err_at(fmt, "expected <|plugin|> after <|action_start|> (other actions are not tool calls we read)", text, i)
-    return _read_body(text, i + len("<|plugin|>"), ctx, fmt, close, nxt, opener)
+    return i + len("<|plugin|>")
+
+
+_internlm2_blocks = functools.partial(
+    _blocks, fmt="internlm2", opener="<|action_start|>", close="<|action_end|>", lead=_plugin_lead
+)
 
 
 def read_functionary(text: str, ctx: Context) -> list[Call]:
@@ -952,24 +1106,29 @@ def read_functionary(text: str, ctx: Context) -> list[Call]:
     >>> read_functionary('<function=f>{"a": 1}</function>', Context())
     [f(a=1)]
     """
-    check_text_limits(text, "functionary")
-    if _FUNCTION_TAG.search(text):
-        return read_qwen3_coder(text, ctx)
+    return _read_family(text, ctx, "functionary", _functionary_blocks)
+
+
+def _functionary_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos = nxt.find(">>>", 0)
+    tag, _ = nxt.search(_FUNCTION_TAG, 0)
+    if tag >= 0 and (pos < 0 or tag < pos):
+        return _qwen3_blocks(text, ctx)  # v3.1 <function=NAME>{json}</function>
     if pos < 0:
-        return read_plain(text, ctx)
-    calls: list[Call] = []
+        return None
+    blocks: list[Block] = []
     while pos >= 0:
         nl = nxt.find("\n", pos)
         if nl < 0:
             raise err_at("functionary", "a >>> header without its body (cut off?)", text, pos)
         name = text[pos + 3 : nl].strip()
         j = nl + 1
+        calls: list[Call] = []
         if name == "python" and not text.startswith("{", _skip(text, j)):
             end = nxt.find(">>>", j)
-            code = text[j : end if end >= 0 else len(text)]
-            calls.append(_make("python", {"code": code}, "functionary", text, pos))
+            j = end if end >= 0 else len(text)
+            calls.append(_make("python", {"code": text[nl + 1 : j]}, "functionary", text, pos))
         elif name != "all":
             i = _skip(text, j)
             if not text.startswith("{", i):
@@ -978,8 +1137,12 @@ def read_functionary(text: str, ctx: Context) -> list[Call]:
             if not isinstance(args, dict):
                 raise err_at("functionary", "expected a JSON object of arguments", text, i)
             calls.append(_make(name, args, "functionary", text, pos))
+        else:  # >>>all: text to the user, up to the next header
+            end = nxt.find(">>>", j)
+            j = end if end >= 0 else len(text)
+        blocks.append((pos, j, calls))
         pos = nxt.find(">>>", j)
-    return calls
+    return blocks
 
 
 def read_gigachat3(text: str, ctx: Context) -> list[Call]:
@@ -990,14 +1153,10 @@ def read_gigachat3(text: str, ctx: Context) -> list[Call]:
     >>> read_gigachat3('function call<|role_sep|>\\n{"name": "f", "arguments": {"a": 1}}', Context())
     [f(a=1)]
     """
-    check_text_limits(text, "gigachat3")
-    calls = _blocks(text, ctx, "gigachat3", "function call", "<|message_sep|>", body=_gigachat_body)
-    return read_plain(text, ctx) if calls is None else calls
+    return _read_family(text, ctx, "gigachat3", _gigachat3_blocks)
 
 
-def _gigachat_body(
-    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
-) -> tuple[list[Call], int]:
+def _gigachat_lead(text: str, pos: int, fmt: str) -> int:
     i = _skip(text, pos)
     if text.startswith("<|role_sep|>", i):
         i += len("<|role_sep|>")
@@ -1007,7 +1166,12 @@ def _gigachat_body(
     value, _ = _decode_at(text, i, fmt)
     if not (isinstance(value, dict) and isinstance(value.get("name"), str)):
         raise err_at(fmt, "expected {\"name\": …, \"arguments\": …} after 'function call'", text, i)
-    return _read_body(text, i, ctx, fmt, close, nxt, opener)
+    return i
+
+
+_gigachat3_blocks = functools.partial(
+    _blocks, fmt="gigachat3", opener="function call", close="<|message_sep|>", lead=_gigachat_lead
+)
 
 
 def read_xlam(text: str, ctx: Context) -> list[Call]:
@@ -1026,39 +1190,40 @@ def read_xlam(text: str, ctx: Context) -> list[Call]:
 
 # --------------------------------------------------------------------------- the registry
 
-read_llama4 = _tag_reader("llama4", "<|python_start|>", "<|python_end|>")
-read_granite = _tag_reader("granite", "<|tool_call|>", None)
-read_lfm2 = _tag_reader("lfm2", "<|tool_call_start|>", "<|tool_call_end|>")
-read_jamba = _tag_reader("jamba", "<tool_calls>", "</tool_calls>")
-read_nemotron = _tag_reader("nemotron", "<TOOLCALL>", "</TOOLCALL>")
-read_apertus = _tag_reader("apertus", "<|tools_prefix|>", "<|tools_suffix|>")
+read_llama4, _llama4_blocks = _tag_family("llama4", "<|python_start|>", "<|python_end|>")
+read_granite, _granite_blocks = _tag_family("granite", "<|tool_call|>", None)
+read_lfm2, _lfm2_blocks = _tag_family("lfm2", "<|tool_call_start|>", "<|tool_call_end|>")
+read_jamba, _jamba_blocks = _tag_family("jamba", "<tool_calls>", "</tool_calls>")
+read_nemotron, _nemotron_blocks = _tag_family("nemotron", "<TOOLCALL>", "</TOOLCALL>")
+read_apertus, _apertus_blocks = _tag_family("apertus", "<|tools_prefix|>", "<|tools_suffix|>")
 
-FAMILIES: tuple[tuple[str, Any, tuple[str, ...], tuple[Any, ...]], ...] = (
-    ("hermes", read_hermes, ("qwen", "qwen2.5"), ("<tool_call>",)),
-    ("qwen3_coder", read_qwen3_coder, ("qwen3.5", "seed_oss"), ("<function=", '<function name="', "<seed:tool_call>")),
-    ("glm45", read_glm45, ("glm", "glm4.5", "glm4.6"), ()),
-    ("harmony", read_harmony, ("gpt-oss",), ("<|channel|>", "<|start|>", "<|message|>")),
-    ("deepseek", read_deepseek, ("deepseek_v3", "deepseek_v31", "deepseek_r1"), (_DS_CALLS, _DS_CALL, "<\uff5ctool\u2581calls\uff5c>")),
-    ("deepseek_v32", read_deepseek_v32, ("DSML",), ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5cinvoke")),
-    ("kimi_k2", read_kimi_k2, (), ("<|tool_calls_section_begin|>", _KIMI_CALL, _KIMI_ARGS)),
-    ("llama", read_llama, ("llama3",), ("<|python_tag|>",)),
-    ("llama4", read_llama4, (), ("<|python_start|>",)),
-    ("mistral", read_mistral, (), ("[TOOL_CALLS]",)),
-    ("granite", read_granite, (), ("<|tool_call|>",)),
-    ("lfm2", read_lfm2, (), ("<|tool_call_start|>",)),
-    ("phi4_mini", read_phi4_mini, ("functools", "firefunction"), (re.compile(r"functools[ \t]*\["),)),
-    ("internlm2", read_internlm2, (), ("<|action_start|>",)),
-    ("jamba", read_jamba, ("apriel",), ("<tool_calls>",)),
-    ("nemotron", read_nemotron, (), ("<TOOLCALL>",)),
-    ("gemma4", read_gemma4, (), ("<|tool_call>",)),
-    ("minimax_m2", read_minimax_m2, (), ("<minimax:tool_call>",)),
-    ("command_r", read_command_r, (), ("<|START_ACTION|>", re.compile(r"Action:[ \t]*\n?[ \t]*```"))),
-    ("olmo3", read_olmo3, (), ("<function_calls>",)),
-    ("functionary", read_functionary, (), (re.compile(r">>>(?=[A-Za-z_])"),)),
-    ("gigachat3", read_gigachat3, (), (re.compile(r"function call(?=<\|role_sep\|>|[ \t\r\n]*\{)"),)),
-    ("apertus", read_apertus, (), ("<|tools_prefix|>",)),
-    ("xlam", read_xlam, (), ()),
+#: (name, reader, block reader, aliases, markers) of every family, in registration order.
+FAMILIES: tuple[tuple[str, Reader, BlockReader | None, tuple[str, ...], tuple[Any, ...]], ...] = (
+    ("hermes", read_hermes, _hermes_blocks, ("qwen", "qwen2.5"), ("<tool_call>",)),
+    ("qwen3_coder", read_qwen3_coder, _qwen3_blocks, ("qwen3.5", "seed_oss"), ("<function=", '<function name="', "<seed:tool_call>")),
+    ("glm45", read_glm45, _glm45_blocks, ("glm", "glm4.5", "glm4.6"), ()),
+    ("harmony", read_harmony, _harmony_blocks, ("gpt-oss",), ("<|channel|>", "<|start|>", "<|message|>")),
+    ("deepseek", read_deepseek, _deepseek_blocks, ("deepseek_v3", "deepseek_v31", "deepseek_r1"), (_DS_CALLS, _DS_CALL, "<\uff5ctool\u2581calls\uff5c>")),
+    ("deepseek_v32", read_deepseek_v32, _deepseek_v32_blocks, ("DSML",), ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5cinvoke")),
+    ("kimi_k2", read_kimi_k2, _kimi_k2_blocks, (), ("<|tool_calls_section_begin|>", _KIMI_CALL, _KIMI_ARGS)),
+    ("llama", read_llama, _llama_blocks, ("llama3",), ("<|python_tag|>",)),
+    ("llama4", read_llama4, _llama4_blocks, (), ("<|python_start|>",)),
+    ("mistral", read_mistral, _mistral_blocks, (), ("[TOOL_CALLS]",)),
+    ("granite", read_granite, _granite_blocks, (), ("<|tool_call|>",)),
+    ("lfm2", read_lfm2, _lfm2_blocks, (), ("<|tool_call_start|>",)),
+    ("phi4_mini", read_phi4_mini, _phi4_mini_blocks, ("functools", "firefunction"), (re.compile(r"functools[ \t]*\["),)),
+    ("internlm2", read_internlm2, _internlm2_blocks, (), ("<|action_start|>",)),
+    ("jamba", read_jamba, _jamba_blocks, ("apriel",), ("<tool_calls>",)),
+    ("nemotron", read_nemotron, _nemotron_blocks, (), ("<TOOLCALL>",)),
+    ("gemma4", read_gemma4, _gemma4_blocks, (), ("<|tool_call>",)),
+    ("minimax_m2", read_minimax_m2, _minimax_m2_blocks, (), ("<minimax:tool_call>",)),
+    ("command_r", read_command_r, _command_r_blocks, (), ("<|START_ACTION|>", re.compile(r"Action:[ \t]*\n?[ \t]*```"))),
+    ("olmo3", read_olmo3, _olmo3_blocks, (), ("<function_calls>",)),
+    ("functionary", read_functionary, _functionary_blocks, (), (re.compile(r">>>(?=[A-Za-z_])"),)),
+    ("gigachat3", read_gigachat3, _gigachat3_blocks, (), (re.compile(r"function call(?=<\|role_sep\|>|[ \t\r\n]*\{)"),)),
+    ("apertus", read_apertus, _apertus_blocks, (), ("<|tools_prefix|>",)),
+    ("xlam", read_xlam, None, (), ()),
 )
 
-for _name, _reader, _aliases, _markers in FAMILIES:
-    register_format(_name, _reader, aliases=_aliases, markers=_markers)
+for _name, _reader, _blocks_of, _aliases, _markers in FAMILIES:
+    register_format(_name, _reader, aliases=_aliases, markers=_markers, blocks=_blocks_of)

@@ -75,8 +75,14 @@ class Context:
 
 
 Reader = Callable[[str, Context], list[Call]]
+#: One stretch of text a family's reader consumed: ``(start, end, calls read there)``.
+Block = tuple[int, int, list[Call]]
+#: ``blocks(text, context)``: a family's blocks in text order, or None when it finds none.
+BlockReader = Callable[[str, Context], "list[Block] | None"]
 #: Every registered reader by name (aliases included); extend it with :func:`register_format`.
 FORMATS: dict[str, Reader] = {}
+#: The block reader of each family registered with one (``"auto"`` reads the text around them).
+_BLOCKS: dict[str, BlockReader] = {}
 #: The family each call marker announces, in registration order (see :func:`register_format`).
 _MARKERS: list[tuple[str, str]] = []
 _ALIASES: dict[str, tuple[str, ...]] = {}
@@ -89,6 +95,7 @@ def register_format(
     *,
     aliases: Sequence[str] = (),
     markers: Sequence[str | re.Pattern[str]] = (),
+    blocks: BlockReader | None = None,
 ) -> Reader:
     """Add a text reader to the registry, under ``name`` and its ``aliases``.
 
@@ -103,6 +110,11 @@ def register_format(
     markers
         Strings (literal) or compiled patterns that announce this family's calls; ``"auto"``
         finds the earliest marker of any family in one scan and hands the text to its reader.
+    blocks
+        ``blocks(text, context) -> [(start, end, calls), ...] | None``: the stretches of text
+        the family's calls stand in. With it, ``"auto"`` also reads the text around those
+        blocks (calls in other formats, other families' markers), in order; without it, the
+        text after the family's first marker is left to ``reader`` alone.
 
     Returns
     -------
@@ -128,6 +140,8 @@ def register_format(
     for n in (name, *aliases):
         FORMATS[n] = reader
     _ALIASES[name] = (name, *aliases)
+    if blocks is not None:
+        _BLOCKS[name] = blocks
     for m in markers:
         _MARKERS.append((m.pattern if isinstance(m, re.Pattern) else re.escape(m), name))
     _MARKER_SCAN[0] = None
@@ -144,6 +158,7 @@ def unregister_format(name: str) -> None:
     """
     for n in _ALIASES.pop(name, ()):
         FORMATS.pop(n, None)
+    _BLOCKS.pop(name, None)
     _MARKERS[:] = [(m, fam) for m, fam in _MARKERS if fam != name]
     _MARKER_SCAN[0] = None
 
@@ -310,6 +325,9 @@ def _call_from_ast(node: ast.Call, ctx: Context, fmt: str, names: bool | str = T
 
 def _parse_expr(text: str, fmt: str) -> ast.expr:
     check_text_limits(text, fmt)
+    bad = None if text.isascii() else _SURROGATE.search(text)
+    if bad is not None:  # Python source cannot hold a lone surrogate (the codec would say why)
+        raise _err(f"invalid character U+{ord(bad.group()):04X} (a lone surrogate, offset {bad.start()} in the call)", fmt, text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes in model text are not our warnings
@@ -372,6 +390,7 @@ def _number(tok: str) -> int | float:
 
 
 def _fast_value(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+    """The literal value starting at token ``i``, and the index after it."""
     tok = toks[i]
     c = tok[0]
     if c == "'" or c == '"':
@@ -391,62 +410,11 @@ def _fast_value(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
     if depth >= _FAST_DEPTH:
         raise _Unsure
     if tok == "[":
-        out: list[Any] = []
-        i += 1
-        if toks[i] == "]":
-            return out, i + 1
-        while True:
-            v, i = _fast_value(toks, i, depth + 1)
-            out.append(v)
-            p = toks[i]
-            if p == "]":
-                return out, i + 1
-            if p != ",":
-                raise _Unsure
-            i += 1
-            if toks[i] == "]":
-                return out, i + 1
+        return _fast_items(toks, i + 1, depth, "]")
     if tok == "{":
-        d: dict[str, Any] = {}
-        i += 1
-        if toks[i] == "}":
-            return d, i + 1
-        while True:
-            k = toks[i]
-            if (k[0] != "'" and k[0] != '"') or len(k) < 2 or toks[i + 1] != ":":
-                raise _Unsure
-            v, i = _fast_value(toks, i + 2, depth + 1)
-            d[k[1:-1]] = v
-            p = toks[i]
-            if p == "}":
-                return d, i + 1
-            if p != ",":
-                raise _Unsure
-            i += 1
-            if toks[i] == "}":
-                return d, i + 1
+        return _fast_dict(toks, i + 1, depth)
     if tok == "(":
-        i += 1
-        if toks[i] == ")":
-            return [], i + 1
-        first, i = _fast_value(toks, i, depth + 1)
-        p = toks[i]
-        if p == ")":
-            return first, i + 1
-        if p != ",":
-            raise _Unsure
-        out = [first]
-        i += 1
-        while toks[i] != ")":
-            v, i = _fast_value(toks, i, depth + 1)
-            out.append(v)
-            p = toks[i]
-            if p == ")":
-                break
-            if p != ",":
-                raise _Unsure
-            i += 1
-        return out, i + 1
+        return _fast_parens(toks, i + 1, depth)
     if tok == "-" or tok == "+":
         num = toks[i + 1]
         if num[0] not in _DIGITS or num == ".":
@@ -454,6 +422,47 @@ def _fast_value(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
         v = _number(num)
         return (-v if tok == "-" else v), i + 2
     raise _Unsure
+
+
+def _fast_items(toks: list[str], i: int, depth: int, close: str) -> tuple[list[Any], int]:
+    """Comma-separated values from token ``i`` up to ``close`` (a trailing comma allowed)."""
+    out: list[Any] = []
+    while toks[i] != close:
+        v, i = _fast_value(toks, i, depth + 1)
+        out.append(v)
+        if toks[i] == ",":
+            i += 1
+        elif toks[i] != close:
+            raise _Unsure
+    return out, i + 1
+
+
+def _fast_dict(toks: list[str], i: int, depth: int) -> tuple[dict[str, Any], int]:
+    """``'key': value`` pairs from token ``i`` up to ``}`` (string keys only)."""
+    out: dict[str, Any] = {}
+    while toks[i] != "}":
+        k = toks[i]
+        if (k[0] != "'" and k[0] != '"') or len(k) < 2 or toks[i + 1] != ":":
+            raise _Unsure
+        out[k[1:-1]], i = _fast_value(toks, i + 2, depth + 1)
+        if toks[i] == ",":
+            i += 1
+        elif toks[i] != "}":
+            raise _Unsure
+    return out, i + 1
+
+
+def _fast_parens(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+    """After ``(``: ``()`` and tuples become lists; ``(value)`` is the value itself."""
+    if toks[i] == ")":
+        return [], i + 1
+    first, i = _fast_value(toks, i, depth + 1)
+    if toks[i] == ")":
+        return first, i + 1
+    if toks[i] != ",":
+        raise _Unsure
+    rest, i = _fast_items(toks, i + 1, depth, ")")
+    return [first, *rest], i
 
 
 def _fast_call(toks: list[str], i: int) -> tuple[str, dict[str, Any], int]:
@@ -1039,15 +1048,21 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
         if attempted:
             return calls
         if t[0] == "{" or _JSON_LIST_START.match(t) or _ATTEMPT.match(t) or _LIST_ATTEMPT.match(t):
-            raise whole_err from None
+            if not _EMPTY_LIST_LINE.match(t):  # "[]" on its own line, then prose: no call
+                raise whole_err from None
         return []
+
+
+_EMPTY_LIST_LINE = re.compile(r"\[\][ \t]*\r?\n")
 
 
 @_register("auto")
 def read_auto(text: str, ctx: Context) -> list[Call]:
     """Detect the format: the earliest call marker of any family (one scan) hands the text to
-    that family's reader; with no marker, JSON or Python calls are read wherever they stand
-    (the whole text, Markdown fences, prose around them); prose with no call is zero calls.
+    that family's reader; the text around that family's blocks is read the same way (calls
+    without markers, another family's markers), so every call is read, in order. With no
+    marker, JSON or Python calls are read wherever they stand (the whole text, Markdown
+    fences, prose around them); prose with no call is zero calls.
 
     Examples
     --------
@@ -1055,16 +1070,88 @@ def read_auto(text: str, ctx: Context) -> list[Call]:
     [f(a=1)]
     >>> read_auto('Here is the result: {"name": "f", "parameters": {"a": 1}} Anything else?', Context())
     [f(a=1)]
+    >>> read_auto('<tool_call>{"name": "g", "arguments": {}}</tool_call>\\n[f(a=1)]', Context())
+    [g(), f(a=1)]
     >>> read_auto("I am sorry, I cannot help with that.", Context())
     []
     """
     check_text_limits(text, "auto")
-    hit = find_marker(text)
+    return _read_mixed(text, ctx, frozenset())
+
+
+def _read_mixed(text: str, ctx: Context, seen: frozenset[str]) -> list[Call]:
+    """``"auto"`` on ``text``, where the families in ``seen`` have already read their blocks
+    (their markers left in the text are data). Each level adds one family to ``seen``, so the
+    recursion is at most one level per family, and each level reads disjoint pieces: linear."""
+    hit = _first_marker(text, seen)
     if hit is None:
         return read_plain(text, ctx)
     family, start = hit
-    calls = FORMATS[family](text, ctx)
-    return _calls_before(text[:start], ctx) + calls
+    blocks_of = _BLOCKS.get(family)
+    if blocks_of is None:  # a reader registered without blocks reads the rest itself
+        return _calls_before(text[:start], ctx) + FORMATS[family](text, ctx)
+    blocks = blocks_of(text, ctx)
+    inner = seen | {family}
+    if blocks is None:  # the marker announced no call of this family: read on
+        return _read_mixed(text, ctx, inner)
+    return read_around(text, blocks, ctx, functools.partial(_read_mixed, seen=inner))
+
+
+def _first_marker(text: str, seen: frozenset[str]) -> tuple[str, int] | None:
+    """The earliest marker of a family not in ``seen`` (scanning on past the others)."""
+    pos = 0
+    while True:
+        hit = find_marker(text, pos)
+        if hit is None or hit[0] not in seen:
+            return hit
+        pos = hit[1] + 1
+
+
+def read_around(
+    text: str, blocks: Sequence[Block], ctx: Context, read_gap: Callable[[str, Context], list[Call]]
+) -> list[Call]:
+    """The calls of a family's ``blocks`` and of the text around them (read with
+    ``read_gap``), in text order: no call is dropped because it stands outside the blocks.
+
+    Text before the first block that holds no family marker and cannot be read as calls is
+    left alone (prose before the calls, as before); anywhere else, a call attempt that cannot
+    be read is a parse error (its offset counted in the whole text).
+
+    Examples
+    --------
+    >>> read_around("[a(x=1)] <B> [c(z=3)]", [(9, 12, [Call("b", {})])], Context(), read_plain)
+    [a(x=1), b(), c(z=3)]
+    """
+    calls: list[Call] = []
+    pos = 0
+    for start, end, got in blocks:
+        if start > pos:
+            calls.extend(_read_gap(text, pos, start, ctx, read_gap))
+        calls.extend(got)
+        pos = max(pos, end)
+    if pos < len(text):
+        calls.extend(_read_gap(text, pos, len(text), ctx, read_gap))
+    return calls
+
+
+_AT_CHARACTER = re.compile(r"at character (\d+)")
+
+
+def _read_gap(
+    text: str, lo: int, hi: int, ctx: Context, read_gap: Callable[[str, Context], list[Call]]
+) -> list[Call]:
+    piece = text[lo:hi]
+    if piece.isspace():
+        return []
+    if lo > 0:  # reasoning between calls (interleaved thinking) is never a call either
+        piece = prepare_text(piece)
+    try:
+        return read_gap(piece, ctx)
+    except ToolCallParseError as err:
+        if lo == 0 and find_marker(piece) is None:
+            return []  # prose before the first block, with no marker: left alone, as before
+        reason = _AT_CHARACTER.sub(lambda m: f"at character {int(m.group(1)) + lo}", err.reason, count=1)
+        raise ToolCallParseError(reason, format=err.format, snippet=err.snippet) from None
 
 
 def _calls_before(prefix: str, ctx: Context) -> list[Call]:
@@ -1109,7 +1196,8 @@ def _implicit_reasoning_end(text: str) -> int:
     if not (before.endswith("\n") or after.startswith("\n") or not after):
         return 0  # a closing tag on its own line, never inside a JSON or Python string
     head = text[: m.start()].lstrip()
-    if head[:1] in ("{", "[") or (head and find_marker(head[:40]) is not None and find_marker(head[:40])[1] == 0):
+    first = find_marker(head[:40]) if head else None
+    if head[:1] in ("{", "[") or (first is not None and first[1] == 0):
         return 0
     return m.end()
 

@@ -77,3 +77,27 @@ def test_fuzz_arbitrary_text(text: str) -> None:
 def test_fuzz_mutated_outputs(cs: list[Call], renderer: str, data: st.DataObject) -> None:
     text = RENDERERS[renderer][0](cs)
     _only_parse_errors(_mutate(text, data))
+
+
+FAMILY_RENDERERS = ("hermes", "llama", "mistral", "mistral_args")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    family=st.sampled_from(FAMILY_RENDERERS),
+    other=st.sampled_from(sorted(RENDERERS)),
+    family_first=st.booleans(),
+    cs1=call_lists,
+    cs2=call_lists,
+    sep=st.sampled_from(["\n", "\n\nAlso:\n", "\nThen I will call more.\n"]),
+)
+def test_a_family_and_another_format_in_one_output_read_every_call_in_order(
+    family: str, other: str, family_first: bool, cs1: list[Call], cs2: list[Call], sep: str
+) -> None:
+    """A model family's blocks and another format one after the other (either order): ``auto``
+    reads the calls of both, in order (the text after a family's blocks was once dropped
+    silently). Two plain formats in a row are the plain reader's business, not tested here."""
+    assume(not _has_marker(cs1 + cs2))
+    first, second = (family, other) if family_first else (other, family)
+    text = RENDERERS[first][0](cs1) + sep + RENDERERS[second][0](cs2)
+    assert parse_calls(text) == cs1 + cs2, text

@@ -214,6 +214,46 @@ def test_harmony_recipient_before_or_after_the_channel(text: str) -> None:
     assert parse_calls(text) == [W] == parse_calls(text, format="gpt-oss")
 
 
+@pytest.mark.parametrize("text,reason", [
+    ('<|channel|>commentary{"city": "Paris"}', "cut off"),
+    ("<|channel|>commentary to=functions", "cut off"),
+    ("<|start|>assistant<|channel|>commentary to=functions.", "cut off"),
+    ('<|channel|>analysis<|message|>Need a tool.<|end|> to=functions.get_weather', "cut off"),
+    ('<|channel|>commentary<|message|>{"city": "Paris"}<|call|>', "names no recipient"),
+    ('<|channel|>commentary <|constrain|>json<|message|>{"city": "Paris"}', "name no recipient"),
+    ('<|channel|>commentary to=functions<|message|>{"city": "Paris"}<|call|>', "names no function"),
+    ('<|channel|>commentary to=functions. <|message|>{"city": "Paris"}<|call|>', "names no function"),
+])
+def test_harmony_call_marker_without_a_complete_call_is_a_parse_error(text: str, reason: str) -> None:
+    """These read as zero calls (an attacking review): a call began, none can be read."""
+    for fmt in ("auto", "harmony"):
+        with pytest.raises(ToolCallParseError, match=reason) as info:
+            parse_calls(text, format=fmt)
+        assert info.value.format == "harmony" and "at character" in str(info.value)
+
+
+def test_harmony_preamble_and_builtin_tools_are_not_calls() -> None:
+    assert parse_calls("<|channel|>commentary<|message|>Let me check the weather.<|end|>") == []
+    assert parse_calls('<|channel|>commentary to=browser.search<|message|>{"query": "x"}<|call|>') == []
+
+
+def test_every_family_followed_by_another_family_reads_both() -> None:
+    """Two families in one text, and a plain call after a family's blocks (through ``auto``
+    and the family's name): every call, in order — they were dropped silently."""
+    misses = []
+    for a, render in RENDER.items():
+        first = render([W])
+        for tail in ("\n[get_time()]", '\n{"name": "get_time", "arguments": {}}'):
+            for fmt in ("auto", FORMAT_OF.get(a, a)):
+                if parse_calls(first + tail, format=fmt) != [W, T]:
+                    misses.append((a, tail, fmt))
+        for b, then in RENDER.items():
+            second = then([T])
+            if second and parse_calls(first + "\n" + second) != [W, T]:
+                misses.append((a, b))
+    assert misses == []
+
+
 def test_harmony_analysis_and_final_text_are_never_calls() -> None:
     text = ('<|channel|>analysis<|message|>[get_weather(city="Rome")] would be wrong.<|end|>'
             '<|start|>assistant<|channel|>final<|message|>{"name": "get_weather", "arguments": {}}<|return|>')

@@ -40,7 +40,8 @@ FAMILIES = (
 )  # fmt: skip
 CASE_KEYS = {"id", "family", "source", "text", "tools", "expected"}
 OPTIONAL_KEYS = {"adjusted", "note"}
-REQUIRED_AGREEMENT = 0.95
+#: The issue asked for 95 %; 98.6 % (495 of 502) was reached and is held: no reader change may lose a case.
+REQUIRED_AGREEMENT = 0.985
 
 
 def load_cases() -> list[dict[str, Any]]:
@@ -196,7 +197,7 @@ def test_same_json_tells_bool_from_number() -> None:
 
 
 def test_agreement_with_other_projects_parser_tests() -> None:
-    """≥ 95 % agreement with ``auto`` and with the named format, and no crash at all."""
+    """≥ 98.5 % agreement with ``auto`` and with the named format (95 % asked), and no crash at all."""
     tallies = measure()
     text = report(tallies)
     ARTIFACT.parent.mkdir(exist_ok=True)
@@ -206,4 +207,4 @@ def test_agreement_with_other_projects_parser_tests() -> None:
     assert crashes == {"auto": 0, "named": 0}, text
     for mode, tally in tallies.items():
         if tally.rate() < REQUIRED_AGREEMENT:
-            pytest.fail(f"format={mode}: agreement {tally.rate():.1%} < 95% (table in {ARTIFACT})", pytrace=False)
+            pytest.fail(f"format={mode}: agreement {tally.rate():.1%} < {REQUIRED_AGREEMENT:.1%} (table in {ARTIFACT})", pytrace=False)

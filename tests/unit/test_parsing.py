@@ -196,3 +196,31 @@ def test_hostile_input_is_a_parse_error_or_data(text: str) -> None:
         assert isinstance(calls, list) and all(isinstance(c, Call) for c in calls)
     result = ToolCallMetric().compute([text], [[("f", {"x": 1})]])
     assert result["num_examples"] == 1
+
+
+@pytest.mark.parametrize("text,fmt", [
+    ("[f(a='\ud800')]", "python"), ("f(a='\udfff')", "python"), ("Sure:\n[f(a='\ud800')]", "python"),
+    ("<|tool_call_start|>[f(a='\ud800')]<|tool_call_end|>", "lfm2"), ("<function_calls>\nf(a='\ud800')\n</function_calls>", "olmo3"),
+])
+def test_a_lone_surrogate_in_python_syntax_is_a_clear_parse_error(text: str, fmt: str) -> None:
+    """It was a codec message ("'utf-8' codec can't encode ..."): now the character is named."""
+    with pytest.raises(ToolCallParseError, match=r"invalid character U\+D[89A-F][0-9A-F]{2} \(a lone surrogate, offset \d+ in the call\)") as info:
+        parse_calls(text)
+    assert info.value.format == fmt and "codec" not in str(info.value)
+
+
+def test_a_lone_surrogate_in_a_json_string_is_data() -> None:
+    """JSON allows it (``"\\ud800"``), as in a Python string escape: a value, scored as such."""
+    assert parse_calls('{"name": "f", "arguments": {"a": "\\ud800"}}') == [Call("f", {"a": "\ud800"})]
+    assert parse_calls("[f(a='\\ud800')]") == [Call("f", {"a": "\ud800"})]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("[]\n\nNo tool fits the request (none of them match).", []),
+    ("[]\nNo tool is needed.", []),
+    ("[]\n[f(a=1)]", [Call("f", {"a": 1})]),
+])
+def test_an_empty_list_on_its_own_line_then_prose(text: str, expected: list[Call]) -> None:
+    """``[]`` (no call) then an explanation with parentheses was a parse error (found by the
+    two-formats property test)."""
+    assert parse_calls(text) == expected

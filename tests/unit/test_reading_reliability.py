@@ -155,3 +155,81 @@ def test_unregistering_a_format_keeps_other_names_of_a_shared_reader() -> None:
     register_format("hermes_copy_test", FORMATS["hermes"])
     unregister_format("hermes_copy_test")
     assert "hermes" in FORMATS and "qwen" in FORMATS
+
+
+# --- every call in the text, in order: the text around a family's blocks is read too
+
+HERMES_G = '<tool_call>{"name": "g", "arguments": {}}</tool_call>'
+MISTRAL_H = '[TOOL_CALLS][{"name": "h", "arguments": {"b": 2}}]'
+FA, GC, HC = Call("f", {"a": 1}), Call("g", {}), Call("h", {"b": 2})
+
+AROUND_BLOCKS = [
+    ("a Python list after a block", HERMES_G + "\n[f(a=1)]", [GC, FA]),
+    ("a JSON call after a block", HERMES_G + '\nAlso: {"name": "f", "arguments": {"a": 1}}', [GC, FA]),
+    ("a Python list between two blocks", HERMES_G + "\n[f(a=1)]\n" + HERMES_G, [GC, FA, GC]),
+    ("a second family after the first", HERMES_G + "\n" + MISTRAL_H, [GC, HC]),
+    ("a second family before the first", MISTRAL_H + "\n" + HERMES_G, [HC, GC]),
+    ("three families and a plain call", '<|python_start|>[f(a=1)]<|python_end|>\n' + HERMES_G + "\n[h(b=2)]\n<TOOLCALL>[{\"name\": \"g\", \"arguments\": {}}]</TOOLCALL>", [FA, GC, HC, GC]),
+    ("Mistral runs split by prose", '[TOOL_CALLS]f{"a": 1} then, thinking again, [TOOL_CALLS]h{"b": 2}', [FA, HC]),
+    ("a call after a Harmony call message", '<|channel|>commentary to=functions.g<|message|>{}<|call|>\n[f(a=1)]', [GC, FA]),
+    ("a call between Harmony messages", '<|channel|>commentary to=functions.g<|message|>{}<|call|>\n[f(a=1)]\n<|start|>assistant<|channel|>commentary to=functions.h<|message|>{"b": 2}<|call|>', [GC, FA, HC]),
+    ("prose after a block stays prose", HERMES_G + "\nI hope this helps (let me know). Note: see above.", [GC]),
+    ("reasoning between blocks is never a call", HERMES_G + "\n<think>maybe [f(a=1)]?</think>\n[h(b=2)]\n<think>or [f(a=1)]", [GC, HC]),
+    ("wrapped Qwen3-Coder calls, then a plain call", "<function=g>\n</function>\n</tool_call>\n<tool_call>\n<function=h>\n<parameter=b>\n2\n</parameter>\n</function>\n</tool_call>\n[f(a=1)]", [GC, HC, FA]),
+]
+
+
+@pytest.mark.parametrize("name,text,expected", AROUND_BLOCKS, ids=[c[0] for c in AROUND_BLOCKS])
+def test_calls_around_a_family_block_are_read_in_order(name: str, text: str, expected: list[Call]) -> None:
+    """Text after a family's blocks, and a second family's blocks, were dropped silently
+    (``<tool_call>…</tool_call>\\n[f(a=1)]`` read only the block; an attacking review)."""
+    assert parse_calls(text) == expected
+
+
+def test_a_named_family_reads_plain_calls_around_its_blocks() -> None:
+    assert parse_calls(HERMES_G + "\n[f(a=1)]", format="hermes") == [GC, FA]
+    assert parse_calls("[f(a=1)]\n" + MISTRAL_H + "\nand [g()]", format="mistral") == [FA, HC, GC]
+
+
+@pytest.mark.parametrize("text,family,at", [
+    (HERMES_G + "\n[f(a=1+2)]", "python", None),
+    (HERMES_G + "\n[TOOL_CALLS]", "mistral", "[TOOL_CALLS]"),
+    (HERMES_G + '\n[TOOL_CALLS]{"name": broken', "mistral", "broken"),
+    (HERMES_G + "\n" + HERMES_G.replace("{}}", "{}"), "hermes", "</tool_call>"),
+    ("<function_calls>\nf(a=1)\n</function_calls>\n<minimax:tool_call>\n</minimax:tool_call>", "minimax_m2", "<minimax:"),
+])
+def test_a_broken_call_around_a_family_block_is_a_parse_error(text: str, family: str, at: str | None) -> None:
+    """Never the calls of the block alone: the error names the family and, where it
+    gives one, the offset in the whole text (``at``: the text found there)."""
+    with pytest.raises(ToolCallParseError) as info:
+        parse_calls(text)
+    assert info.value.format == family
+    if at is not None:
+        assert f"at character {text.rindex(at)}" in str(info.value)
+
+
+def test_reading_around_blocks_is_linear() -> None:
+    """Many blocks of several families with calls and prose between them: 100k and 200k
+    characters (each gap is read once, each family at most once per level)."""
+    unit = (HERMES_G + "\n[f(a=1)] and prose (with parens)\n" + MISTRAL_H
+            + '\n<|channel|>commentary to=functions.g<|message|>{}<|call|>\n<|tool_call>call:g{}<tool_call|>\n')
+    for size in (100_000, 200_000):
+        reps = size // len(unit)
+        start = time.perf_counter()
+        calls = parse_calls(unit * reps)
+        assert time.perf_counter() - start < 10  # a hang guard, not a timing claim
+        assert calls == [GC, FA, HC, GC, GC] * reps
+
+
+MAX_TOOL = [{"name": "max", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}]
+
+
+def test_a_call_after_a_label_in_prose_is_a_call_attempt() -> None:
+    """SPEC §2 reads calls "on a line inside prose, optionally after a label": ``Note: max(a, b)``
+    is such a call (not a mention to ignore). Without the tool's schema its positional arguments
+    cannot be named, so it is a parse error (the SPEC's rule), never zero calls; with the schema
+    it is read. A call inside a sentence, with no label and no brackets, is prose."""
+    with pytest.raises(ToolCallParseError, match="positional arguments to 'max'"):
+        parse_calls("Note: max(a, b) returns the larger.")
+    assert parse_calls("Note: max(a, b) returns the larger.", tools=MAX_TOOL) == [Call("max", {"a": "a", "b": "b"})]
+    assert parse_calls("The function max(a, b) returns the larger.") == []
