@@ -107,6 +107,10 @@ def test_a_missing_reference_through_evaluate() -> None:
     metric = toolcall_f1.load()
     with pytest.raises(ValueError, match=r"references\[1\]: the reference is missing \(None\)"):
         metric.compute(predictions=["[]", "[f()]"], references=[[], None])
+    metric.add(prediction="[]", reference=[])
+    metric.add(prediction="[f()]", reference=None)
+    with pytest.raises(ValueError, match=r"references\[1\]: the reference is missing \(None\)"):
+        metric.compute()
 
 
 def _parse_warnings(n_examples: int, n_errors: int) -> list[str]:
