@@ -25,15 +25,8 @@ from .parsing import FORMATS, Context, read_any
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example
 from .templates import resolve_format
-from .values import (
-    Canonicalizer,
-    canonicalizer_name,
-    is_plain_json,
-    name_canonicalizer_name,
-    plain_json,
-    resolve_canonicalizer,
-    resolve_name_canonicalizer,
-)
+from .values import (Canonicalizer, canonicalizer_name, is_plain_json, name_canonicalizer_name, plain_json,
+                     resolve_canonicalizer, resolve_name_canonicalizer)
 
 __all__ = ["VERSION", "PARSE_ERROR_MODES", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
 
@@ -48,13 +41,12 @@ _MEMO_MAX_BYTES = 65536
 
 
 class _Readings:
-    """What one metric has read and compiled, by content: one :class:`~toolcall_f1.memo.Memo`
-    policy, owned by the metric (never shared between metrics, dropped when pickled).
+    """What one metric has read and compiled, by content (:class:`~toolcall_f1.memo.Memo`),
+    owned by the metric: never shared between metrics, dropped when pickled.
 
     A reference is remembered only when it is plain JSON data (:func:`is_plain_json`): its
-    ``marshal`` bytes then tell it apart from any reference that could read differently, and a
-    value holding anything else (numpy arrays, which ``marshal`` writes as raw bytes) can never
-    have the bytes of a remembered one.
+    ``marshal`` bytes then tell it apart from any reference that could read differently (numpy
+    arrays, which ``marshal`` writes as raw bytes, are read each time).
     """
 
     __slots__ = ("references", "toolsets")
@@ -62,11 +54,9 @@ class _Readings:
     def __init__(self) -> None:
         #: Compiled tool sets, by (tools' content, weights' content, name canonicalizer).
         self.toolsets = Memo(512)
-        #: References read — ``(base tool set, gold calls, tool set, digest)`` by (content,
-        #: format, base tool set). Only a few, on purpose: they catch what repeats from one
-        #: example to the next (sampled answers to one prompt, BFCL's entries), while a large
-        #: memo of gold calls, trees the garbage collector must walk, slows a corpus of
-        #: all-different references.
+        #: ``(base tool set, gold calls, tool set, digest)`` by (content, format, base tool set).
+        #: Few on purpose: they catch what repeats from one example to the next (answers sampled
+        #: for one prompt, BFCL's entries), while many trees of gold calls slow the garbage collector.
         self.references = Memo(16)
 
 
@@ -290,26 +280,10 @@ class ToolCallMetric:
         except ToolCallParseError as err:
             raise err.located(_where(index), index) from None
 
-    def read_prediction(
-        self, prediction: Any, toolset: ToolSet, *, prediction_format: Any = None, index: int | None = None,
-    ) -> tuple[list[Call], str | None]:
-        """A prediction → (calls, the parse error's message or None).
-
-        A :class:`ToolCallParseError` given as the prediction (an upstream reader's failure)
-        is that parse error.
-
-        Raises
-        ------
-        ToolCallParseError
-            With ``on_parse_error="raise"``, for a prediction that cannot be read.
-
-        Examples
-        --------
-        >>> metric = ToolCallMetric()
-        >>> metric.read_prediction("[f(x=1)] and [g(", metric.read_reference([])[1], index=2)
-        ([], "predictions[2]: python: unbalanced brackets (in '[g(')")
-        """
-        fmt = prediction_format or self.prediction_format
+    def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None,
+                         ) -> tuple[list[Call], str | None]:
+        """A prediction → (calls, the parse error's message or None); with ``"raise"`` it raises.
+        A :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that error."""
         if type(prediction) is not str and isinstance(prediction, str):
             prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
         try:
@@ -398,7 +372,7 @@ class ToolCallMetric:
     ) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
         golds, toolset, digest = self._read_reference(gold, base, tools, weights, ref_fmt, index)
-        preds, error = self.read_prediction(pred, toolset, prediction_format=pred_fmt, index=index)
+        preds, error = self._read_prediction(pred, toolset, pred_fmt, index)
         return count_example(
             preds, golds, toolset, level=self.level, matching=self.matching, canon=self._canon,
             fill_defaults=ref_fmt != "bfcl", parse_error=error, tools_digest=digest,

@@ -123,9 +123,7 @@ def count_example(
 ) -> Score:
     """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
 
-    Every field (:func:`_fields`) adds its weight where its verdict says
-    (:data:`~toolcall_f1.counting.VERDICT_COUNTS`); each count is the :func:`math.fsum` of its
-    terms, so neither call order nor argument order can change a digit.
+    Every field (:func:`_fields`) adds its weight where its verdict says (:func:`_counts`).
 
     Parameters
     ----------
@@ -157,28 +155,33 @@ def count_example(
         preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
         details=details,
     )
-    sums: tuple[list[float], list[float], list[float]] = ([], [], [])
-    per_tool: dict[str, tuple[list[float], list[float], list[float]]] = {}
+    # each field's weight by its verdict (and tool): the counts are sums over verdicts at the end
+    terms: dict[str, list[float]] = {}
+    per_tool: dict[str, dict[str, list[float]]] = {}
     for verdict, weight, name in _fields(preds, golds, toolset, pairs, up, ug, level == "call"):
-        into = VERDICT_COUNTS[verdict]
-        for count, terms in zip(into, sums):
-            if count:
-                terms.append(weight)
-        if per_tool_counts:
-            # one row per tool however it was spelled: the schema's name, else the canonical one
+        terms.setdefault(verdict, []).append(weight)
+        if per_tool_counts:  # one row per tool however it was spelled: the schema's name, else the canonical one
             key = toolset.name_canon(name)
             declared = toolset.by_key.get(key)
-            row = per_tool.setdefault(declared.name if declared is not None else key, ([], [], []))
-            for count, terms in zip(into, row):
-                if count:
-                    terms.append(weight)
+            row = per_tool.setdefault(declared.name if declared is not None else key, {})
+            row.setdefault(verdict, []).append(weight)
     exact = parse_error is None and not up and not ug and all(res.exact for _, _, res in pairs)
     return Score(
-        _sum(sums[0]), _sum(sums[1]), _sum(sums[2]), exact, parse_error,
+        *_counts(terms), exact, parse_error,
         tuple(preds), tuple(golds), tuple(pairs), tuple(up), tuple(ug), *_hallucinations(preds, toolset),
-        {k: Counts(math.fsum(a), math.fsum(b), math.fsum(c)) for k, (a, b, c) in per_tool.items()},
-        tools_digest,
+        {name: Counts(*_counts(row)) for name, row in per_tool.items()}, tools_digest,
     )
+
+
+#: For each of TP, FP and FN, the verdicts whose fields add to it (SPEC §7, from VERDICT_COUNTS).
+_ADDS_TO = tuple(tuple(verdict for verdict, adds in VERDICT_COUNTS.items() if adds[k]) for k in range(3))
+
+
+def _counts(terms: Mapping[str, list[float]]) -> tuple[float, float, float]:
+    """``(tp, fp, fn)`` of weights by verdict, each the :func:`math.fsum` of its terms: neither
+    call order nor argument order can change a digit."""
+    tp, fp, fn = (_sum([w for v in verdicts if v in terms for w in terms[v]]) for verdicts in _ADDS_TO)
+    return tp, fp, fn
 
 
 def _fields(
