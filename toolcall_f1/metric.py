@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import marshal
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
 from .matching import LEVELS, MATCHINGS, check_choice
-from .memo import Memo
+from .memo import Memo, content_key
 from .parsing import FORMATS, Context, read_any
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example
@@ -250,7 +249,7 @@ class ToolCallMetric:
         if reference is None:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")
-        key = _memo_key(reference)
+        key = content_key(reference, _MEMO_MAX_BYTES)
         slot = (key, fmt, id(base))
         if key is not None:
             hit = self._readings.references.get(slot)
@@ -534,16 +533,6 @@ class ToolCallMetric:
 def _where(index: int | None) -> str:
     """How an error names a reference: ``references[3]``, or ``references`` for a lone one."""
     return "references" if index is None else f"references[{index}]"
-
-
-def _memo_key(value: Any) -> bytes | None:
-    """``marshal`` bytes of a value (equal bytes load back as equal data), or None for
-    objects marshal does not write and values too large to remember."""
-    try:
-        key = marshal.dumps(value)
-    except ValueError:  # not plain data, or nested too deep for marshal
-        return None
-    return key if len(key) <= _MEMO_MAX_BYTES else None
 
 
 def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
