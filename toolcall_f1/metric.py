@@ -327,9 +327,9 @@ class ToolCallMetric:
             The example's position, used in error messages (``references[3]: ...``).
         details
             ``False`` to count only (what a reward needs): the same ``tp``, ``fp``, ``fn``,
-            ``exact``, ``parse_error`` and ``per_tool``, but at call level the pairs carry no
-            per-argument verdicts, and the optimal matcher may pick other pairs with as many
-            exact ones.
+            ``exact``, ``parse_error`` and hallucination counts, but no ``per_tool`` rows, and
+            at call level no per-argument verdicts in the pairs (the optimal matcher may then
+            pick other pairs, with as many exact ones).
 
         Returns
         -------
@@ -363,7 +363,7 @@ class ToolCallMetric:
         ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
         """
         base, ref_fmt, pred_fmt = self._settings(tools, weights, reference_format, prediction_format)
-        return self._score(pred, gold, index, base, tools, weights, ref_fmt, pred_fmt, True, details)
+        return self._score(pred, gold, index, base, tools, weights, ref_fmt, pred_fmt, details, details)
 
     def _score(
         self, pred: Any, gold: Any, index: int | None, base: ToolSet, tools: Any, weights: Any,

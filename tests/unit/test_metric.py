@@ -33,7 +33,7 @@ _calls = st.lists(st.builds(Call, st.sampled_from(["f", "g", "h"]), _args), max_
 
 
 def _counts(score: toolcall_f1.Score) -> tuple:
-    return (score.tp, score.fp, score.fn, score.exact, score.parse_error, dict(score.per_tool),
+    return (score.tp, score.fp, score.fn, score.exact, score.parse_error,
             score.hallucinated_tools, score.hallucinated_args, score.tools_digest)
 
 
@@ -46,6 +46,7 @@ def test_counts_are_the_same_with_and_without_details(pred, gold, level, matchin
     full = metric(pred, reference)
     quick = metric(pred, reference, details=False)
     assert _counts(quick) == _counts(full)
+    assert quick.per_tool == {} and (full.per_tool != {} or not (pred or gold))
     assert (quick.unmatched_pred, quick.unmatched_gold) == (full.unmatched_pred, full.unmatched_gold) or matching == "optimal"
 
 
@@ -67,7 +68,7 @@ def test_a_remembered_reference_scores_as_a_fresh_reading() -> None:
     one_metric = ToolCallMetric(canonicalizer="exact")
     with_memo = [one_metric(p, r) for p, r in zip(repeated_preds, repeated_refs)]
     fresh = [ToolCallMetric(canonicalizer="exact")(p, r) for p, r in zip(repeated_preds, repeated_refs)]
-    assert [_counts(s) for s in with_memo] == [_counts(s) for s in fresh]
+    assert [(_counts(s), s.per_tool) for s in with_memo] == [(_counts(s), s.per_tool) for s in fresh]
     assert len(one_metric._readings.references) <= one_metric._readings.references.size
     shifted = preds[1:] + preds[:1]
     assert ToolCallMetric(canonicalizer="exact").compute(shifted * 5, repeated_refs)["exact_match"] == 0.25
