@@ -48,11 +48,13 @@ class _Readings:
     arrays, which ``marshal`` writes as raw bytes, are read each time).
     """
 
-    __slots__ = ("references", "toolsets")
+    __slots__ = ("example_tools", "references", "toolsets")
 
     def __init__(self) -> None:
         #: Compiled tool sets, by (tools' content, weights' content, name canonicalizer).
         self.toolsets = Memo(512)
+        #: A reference's own tools: ``(base tool set, tool set, digest)`` by (content, base).
+        self.example_tools = Memo(16)
         #: ``(base tool set, gold calls, tool set, digest)`` by (content, format, base tool set).
         #: Few on purpose: they catch what repeats from one example to the next (answers sampled
         #: for one prompt, BFCL's entries), while many trees of gold calls slow the garbage collector.
@@ -255,20 +257,38 @@ class ToolCallMetric:
             hit = self._readings.references.get(slot)
             if hit is not None and hit[0] is base:
                 return hit[1], hit[2], hit[3]
-        plain = key is not None and is_plain_json(reference)
-        calls, raw_tools = _split_reference(reference if plain else plain_json(reference), index)
-        toolset, digest = base, ""
+        calls, raw_tools = _split_reference(reference, index)
+        toolset, digest, plain = base, "", key is not None
         if raw_tools is not None:
-            try:
-                example_tools = merge_plain_tools(_tools_list(raw_tools))
-                toolset = self._toolset_for(tools, weights, example_tools) if example_tools else base
-            except ValueError as err:
-                raise ValueError(f"{_where(index)}: {err}") from None
-            digest = _digest(example_tools) if example_tools else ""
-        golds = self._read_gold(calls, fmt, index, toolset)
+            toolset, digest, plain = self._example_toolset(raw_tools, base, tools, weights, index)
+        plain = plain and is_plain_json(calls)
+        golds = self._read_gold(calls if plain else plain_json(calls), fmt, index, toolset)
         if plain:
             self._readings.references.put(slot, (base, golds, toolset, digest))
         return golds, toolset, digest
+
+    def _example_toolset(
+        self, raw_tools: Any, base: ToolSet, tools: Any, weights: Any, index: int | None,
+    ) -> tuple[ToolSet, str, bool]:
+        """A reference's own tools → (the tool set they make over ``base``, their digest, are
+        they plain data), remembered by content: different references often share their tools
+        (one agent's tools for every task; BFCL's categories)."""
+        key = content_key(raw_tools, _MEMO_MAX_BYTES)
+        slot = (key, id(base))
+        if key is not None:
+            hit = self._readings.example_tools.get(slot)
+            if hit is not None and hit[0] is base:
+                return hit[1], hit[2], True
+        plain = key is not None and is_plain_json(raw_tools)
+        try:
+            example_tools = merge_plain_tools(_tools_list(raw_tools if plain else plain_json(raw_tools)))
+            toolset = self._toolset_for(tools, weights, example_tools) if example_tools else base
+        except ValueError as err:
+            raise ValueError(f"{_where(index)}: {err}") from None
+        digest = _digest(example_tools) if example_tools else ""
+        if plain:
+            self._readings.example_tools.put(slot, (base, toolset, digest))
+        return toolset, digest, plain
 
     def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
         """Gold calls from a reference's calls (free of numpy values)."""
@@ -536,13 +556,15 @@ def _where(index: int | None) -> str:
 
 
 def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
-    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools`` or None); else
-    (the reference, None). ``reference`` is free of numpy values."""
+    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools``); else (the reference, None)."""
     if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
         raise reference.located(_where(index))
-    if not isinstance(reference, Mapping) or not isinstance(reference.get("calls"), (list, str)):
-        return reference, None  # calls, or a call to a tool named "calls"
-    return reference["calls"], reference.get("tools")
+    if not isinstance(reference, Mapping):
+        return reference, None
+    calls = reference.get("calls")
+    if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
+        return reference, None  # a call to a tool named "calls"
+    return calls, reference.get("tools")
 
 
 def _tools_list(raw_tools: Any) -> list[Any]:

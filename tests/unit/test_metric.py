@@ -83,6 +83,11 @@ def test_numpy_references_with_equal_bytes_are_never_confused() -> None:
     wide = [{"f": {"x": np.array([1], dtype=np.int64)}}]  # the same raw bytes
     assert metric("[f(x=1)]", ints).exact and metric("[f(x=0)]", ints).exact
     assert metric("[f(x=1)]", wide).exact and not metric("[f(x=0)]", wide).exact
+    tools = [{"name": "f", "parameters": {"properties": {"x": {}}}}]
+    for wrap in (lambda calls: {"calls": calls, "tools": tools}, lambda calls: {"calls": calls}):
+        both = ToolCallMetric(reference_format="bfcl")
+        assert both("[f(x=1)]", wrap(ints)).exact and both("[f(x=0)]", wrap(ints)).exact
+        assert both("[f(x=1)]", wrap(wide)).exact and not both("[f(x=0)]", wrap(wide)).exact
 
 
 @pytest.mark.parametrize("call", [
