@@ -111,12 +111,19 @@ def _columns(records: list[dict[str, Any]], repeat: int, evaluate: bool, check: 
     t_strict, _ = best_of(
         lambda: ToolCallMetric(prediction_format="bfcl", **BFCL_SETTINGS).compute(preds, refs), repeat, cold_caches
     )
+
+    def one_call_per_record() -> list[Any]:  # what a reward function or a user's loop does
+        metric = ToolCallMetric(**BFCL_SETTINGS)
+        return [metric(p, r, details=False) for p, r in zip(preds, refs)]
+
+    t_loop, _ = best_of(one_call_per_record, repeat, cold_caches)
     details = ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs, return_details=True)["details"]
     agree_auto = sum(d["exact"] == e for d, e in zip(details, expected))
     numbers.update(ours_auto_rate=rate(n, t_auto.best), ours_bfcl_rate=rate(n, t_strict.best),
-                   ours_auto_agree=agree_auto)
+                   ours_loop_rate=rate(n, t_loop.best), ours_auto_agree=agree_auto)
     columns.append(("ours, core API, prediction_format='auto'", t_auto.best, f"{agree_auto}/{n} = expected_exact"))
     columns.append(("ours, core API, prediction_format='bfcl'", t_strict.best, "BFCL's strict decoder"))
+    columns.append(("ours, one `metric(pred, ref, details=False)` per record", t_loop.best, "'auto', a reward's loop"))
 
     if evaluate:
         import toolcall_f1
@@ -129,14 +136,16 @@ def _columns(records: list[dict[str, Any]], repeat: int, evaluate: bool, check: 
             return module.compute(**BFCL_SETTINGS)
 
         t_eval, eval_result = best_of(via_evaluate, repeat, cold_caches)
-        numbers["ours_evaluate_rate"] = rate(n, t_eval.best)
+        numbers.update(ours_evaluate_rate=rate(n, t_eval.best), evaluate_over_core=t_eval.best / t_auto.best)
         columns.append(("ours, evaluate (add_batch + compute)", t_eval.best,
-                        f"exact_match {eval_result['exact_match']:.4f}"))
+                        f"exact_match {eval_result['exact_match']:.4f}; {t_eval.best / t_auto.best:.2f}× the core's time"))
 
     if check is not None:
         t_bfcl, verdicts = best_of(lambda: [check(r) for r in records], repeat)
         agree_bfcl = sum(v == r["bfcl_valid"] for v, r in zip(verdicts, records))
-        numbers.update(bfcl_rate=rate(n, t_bfcl.best), bfcl_agree=agree_bfcl)
+        numbers.update(bfcl_rate=rate(n, t_bfcl.best), bfcl_agree=agree_bfcl, t_bfcl=t_bfcl.best,
+                       ours_over_bfcl={"auto": t_bfcl.best / t_auto.best, "bfcl": t_bfcl.best / t_strict.best,
+                                       "loop": t_bfcl.best / t_loop.best})
         columns.append((f"BFCL decode-and-check ({baseline})", t_bfcl.best, f"{agree_bfcl}/{n} = bfcl_valid"))
     else:
         columns.append(("BFCL decode-and-check", None, f"skipped: {baseline}"))
@@ -159,15 +168,17 @@ def _columns(records: list[dict[str, Any]], repeat: int, evaluate: bool, check: 
     return columns, numbers
 
 
-def _table(columns: list[tuple[str, float | None, str]], n: int, t_parse: float, t_ast: float) -> str:
+def _table(columns: list[tuple[str, float | None, str]], n: int, numbers: dict[str, Any]) -> str:
     rows = []
+    t_bfcl = numbers.get("t_bfcl")
     for name, seconds, note in columns:
         if seconds is None:
-            rows.append([name, None, None, None, None, note])
+            rows.append([name, None, None, None, None, None, note])
             continue
-        rows.append([name, rate(n, seconds), seconds * 1e6 / n, f"{seconds / t_parse:.2f}×",
-                     f"{seconds / t_ast:.2f}×", note])
-    return table(["column", "records/s", "µs/record", "time vs parse floor (json+ast)",
+        rows.append([name, rate(n, seconds), seconds * 1e6 / n,
+                     f"{t_bfcl / seconds:.2f}×" if t_bfcl else None,
+                     f"{seconds / numbers['t_parse']:.2f}×", f"{seconds / numbers['t_ast']:.2f}×", note])
+    return table(["column", "records/s", "µs/record", "throughput vs BFCL's", "time vs parse floor (json+ast)",
                   "time vs ast.parse alone", "verdicts"], rows)
 
 
@@ -195,12 +206,12 @@ def run(records_limit: int | None = None, repeat: int = 5, evaluate: bool = True
         f"per-record schemas), BFCL-compatible settings, best of {repeat}; our caches emptied before "
         "every run. The parse floor is what reading the inputs costs at least: `json.loads` of the "
         "record's prediction, reference and tools plus `ast.parse` of the prediction.",
-        _table(columns, n, numbers["t_parse"], numbers["t_ast"]),
+        _table(columns, n, numbers),
         f"The conformance file holds about {n / max(len(firsts), 1):.0f} records per BFCL entry, in a row, "
         "so consecutive records share their reference and tool schemas, and the metric reuses its latest "
         "readings of them (it remembers the last 16). Without that — the first record of each entry only "
         f"({len(firsts):,} records, every reference and tool set new), the case of a real BFCL run:",
-        _table(sub_columns, len(firsts), sub_numbers["t_parse"], sub_numbers["t_ast"]),
+        _table(sub_columns, len(firsts), sub_numbers),
     ])
     print("\n== BFCL-style records ==\n" + markdown, flush=True)
     numbers["markdown"] = markdown

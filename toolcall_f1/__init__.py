@@ -16,7 +16,8 @@ from .judge import ArgVerdict, PairResult, compare_call
 from .matching import match_calls
 from .parsing import FORMATS, parse_calls
 from .schema import type_ok
-from .scoring import VERSION, Score, ToolCallMetric, summarize
+from .metric import VERSION, ToolCallMetric
+from .scoring import Score, summarize
 from .values import canon_bfcl, canon_default, canon_exact
 
 __version__ = VERSION

@@ -8,9 +8,34 @@ threads share nothing.
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
-__all__ = ["Memo"]
+__all__ = ["Memo", "content_key"]
+
+
+def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
+    """The ``marshal`` bytes of a value: a key that tells apart any two values of plain data
+    (exact dict, list, tuple, str, int, float, bool, None) that could read differently — it keeps
+    ``1``, ``1.0`` and ``True`` apart, tuples from lists, and the order of keys — and equal bytes
+    load back as equal data. Written in C, several times faster than ``json.dumps``.
+
+    Returns None for what marshal does not write (other objects, data nested too deeply) and
+    for keys over ``max_bytes``: such a value is not remembered. marshal writes buffer objects
+    (numpy arrays) as their raw bytes, so only plain data should be remembered by this key.
+
+    Examples
+    --------
+    >>> content_key([{"x": 1}]) == content_key([{"x": 1.0}]), content_key([{"x": 1}]) == content_key([{"x": 1}])
+    (False, True)
+    >>> content_key({1, object()}) is None, content_key("x" * 100, max_bytes=10) is None
+    (True, True)
+    """
+    try:
+        key = marshal.dumps(value)
+    except ValueError:  # an object marshal does not write, or nested too deep for it
+        return None
+    return key if max_bytes is None or len(key) <= max_bytes else None
 
 
 class Memo:

@@ -8,7 +8,6 @@ A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, 
 
 from __future__ import annotations
 
-import marshal
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -16,16 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import ToolCallWarning
-from .memo import Memo
+from .memo import Memo, content_key
 from .values import NameCanonicalizer, canon_exact, plain_json
 
 __all__ = [
     "ParamSpec",
     "ToolSpec",
     "ToolSet",
-    "ContentKey",
     "compile_tools",
-    "content_key",
     "merge_tools",
     "merge_plain_tools",
     "validate_weights",
@@ -223,13 +220,14 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
 
 
 def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Do two function schemas declare the same parameters? (Data that contains itself is
-    compared by its marshal bytes, which never recurse.)"""
+    """Do two function schemas declare the same parameters? (Data too deep for ``==`` is
+    compared by its marshal bytes, when marshal writes it.)"""
     pa, pb = a.get("parameters", a.get("input_schema")), b.get("parameters", b.get("input_schema"))
     try:
         return bool(pa == pb)
     except RecursionError:
-        return content_key(pa) == content_key(pb)
+        key = content_key(pa)
+        return key is not None and key == content_key(pb)
 
 
 def _params_schema(fn: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -337,49 +335,15 @@ class ToolSet:
         return None if spec is None else list(spec.params)
 
 
-#: A content key: ``marshal`` bytes of plain data, else its ``repr``.
-ContentKey = bytes | str
-
-
-def content_key(obj: Any) -> ContentKey | None:
-    """A key that tells apart every two schema lists that could compile differently.
-
-    ``marshal.dumps`` of plain data (exact dict, list, tuple, str, int, float, bool, None):
-    written in C, several times faster than ``json.dumps`` with ``sort_keys``, and stricter —
-    it keeps ``1``, ``1.0`` and ``True`` apart, tuples from lists, and the order of
-    properties (which decides the positional order); equal bytes load back as equal data.
-    Other objects (subclasses, custom mappings) fall back to ``repr``, a ``str`` (never
-    equal to bytes). None when the data cannot be rendered at all (then nothing is cached).
-
-    Examples
-    --------
-    >>> content_key([{"name": "f", "importance": 1}]) == content_key([{"name": "f", "importance": 1.0}])
-    False
-    >>> content_key([{"name": "f"}]) == content_key([{"name": "f"}])
-    True
-    """
-    try:
-        return marshal.dumps(obj)
-    except ValueError:  # an object marshal does not write (or nested too deep for it)
-        pass
-    try:
-        return repr(obj)
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
 def compile_tools(
     tools: Sequence[Mapping[str, Any]],
     weights: Mapping[str, Mapping[str, Any]],
     name_canon: NameCanonicalizer = canon_exact,
     *,
-    tools_key: ContentKey | None = None,
     cache: Memo | None = None,
 ) -> ToolSet:
-    """Compile schemas and (validated) weights into a :class:`ToolSet`.
-
-    With ``cache`` (a metric's :class:`~toolcall_f1.memo.Memo`), a tool list is compiled
-    once per content; ``tools_key`` is ``content_key(tools)`` when the caller has it already.
+    """Compile schemas and (validated) weights into a :class:`ToolSet`; with ``cache`` (a
+    metric's :class:`~toolcall_f1.memo.Memo`), once per content (:func:`~toolcall_f1.memo.content_key`).
 
     Raises
     ------
@@ -391,12 +355,9 @@ def compile_tools(
     ToolCallWarning
         For a type name no JSON Schema (or BFCL) type has (``"integr"``): it is not checked.
     """
-    if cache is None:
-        return ToolSet(tools, weights, name_canon)
-    if tools_key is None:
-        tools_key = content_key(tools)
+    tools_key = None if cache is None else content_key(tools)
     weights_key = content_key(weights) if weights else b""
-    if tools_key is None or weights_key is None:
+    if cache is None or tools_key is None or weights_key is None:
         return ToolSet(tools, weights, name_canon)
     key = (tools_key, weights_key, id(name_canon))
     hit = cache.get(key)

@@ -69,6 +69,32 @@ def _to_json(value: Any, depth: int = 0) -> Any:
     raise TypeError(f"{_NOT_JSON.get(t, 'a ' + t.__name__)} is not a JSON value")
 
 
+def _is_json(value: Any, depth: int) -> bool:
+    """Is ``value`` JSON data that :func:`_to_json` would give back unchanged (exact dicts with
+    string keys, lists, str, float, bool, None, ints ``json`` writes; no tuple, no subclass)?"""
+    t = type(value)
+    if t is dict:
+        if depth > _MAX_NESTING:
+            return False
+        for k, v in value.items():
+            tv = type(v)
+            if type(k) is not str or not (tv is str or tv is float or tv is bool or v is None
+                                          or _is_json(v, depth + 1)):
+                return False
+        return True
+    if t is list:
+        if depth > _MAX_NESTING:
+            return False
+        for v in value:
+            tv = type(v)
+            if not (tv is str or tv is float or tv is bool or v is None or _is_json(v, depth + 1)):
+                return False
+        return True
+    if t is int:
+        return value.bit_length() < _BIG_INT_BITS
+    return t is str or t is float or t is bool or value is None
+
+
 def _object(value: dict[Any, Any], depth: int) -> dict[str, Any]:
     for k in value:
         if type(k) is not str:
@@ -105,6 +131,10 @@ def dumps(value: Any) -> str:
     """
     if type(value) is str:
         return json.dumps(value)
+    if _is_json(value, 0):  # the common case: already JSON data, written as it is (C speed)
+        text = json.dumps(value, allow_nan=True)
+        if _MARK not in text:
+            return text
     try:
         return json.dumps(_to_json(value), allow_nan=True)
     except (TypeError, ValueError, RecursionError) as err:

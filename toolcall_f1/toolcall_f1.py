@@ -110,7 +110,7 @@ class ToolcallF1(evaluate.Metric):
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one example (a prediction and its reference)."""
         prediction = None if prediction is None else stored.dumps(prediction)
-        reference = None if reference is None else stored.dumps(reference)
+        reference = stored.dumps(reference)  # None too: the core names the example it is missing from
         super().add(prediction=prediction, reference=reference, **kwargs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:

@@ -143,11 +143,11 @@ def test_warnings_for_silent_mistakes_never_change_the_score() -> None:
     twice = [{"name": "f", "parameters": {"properties": {"a": {}}}}, {"name": "f", "parameters": {"properties": {"b": {}}}}]
     assert any("two schemas are named 'f'" in m for m in _caught(lambda: ToolCallMetric(tools=twice)))
     assert _caught(lambda: ToolCallMetric(tools=WEATHER, weights={"get_weather": {"weight": 2, "arguments": {"city": 3}}})) == []
-    # more than half of the predictions are parse errors: likely the wrong format
-    preds, refs = ["f(a=1)", "[f(a=1", "[f(a=1", "[f(a=1"], [[("f", {"a": 1})]] * 4
+    # more than half of the predictions are parse errors: likely the wrong format (from 10 examples)
+    preds, refs = ["f(a=1)", "[f(a=1", "[f(a=1", "[f(a=1"] * 3, [[("f", {"a": 1})]] * 12
     messages = _caught(lambda: ToolCallMetric(prediction_format="bfcl").compute(preds, refs))
-    assert any("3 of 4 predictions could not be read" in m and "'bfcl'" in m for m in messages)
-    assert _caught(lambda: ToolCallMetric().compute(preds[:2] + ["[f(a=1)]"] * 2, refs)) == []
+    assert any("9 of 12 predictions could not be read" in m and "'bfcl'" in m for m in messages)
+    assert _caught(lambda: ToolCallMetric().compute((preds[:2] + ["[f(a=1)]"] * 2) * 3, refs)) == []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         quiet = ToolCallMetric(prediction_format="bfcl").compute(preds, refs)
@@ -155,7 +155,7 @@ def test_warnings_for_silent_mistakes_never_change_the_score() -> None:
         warnings.simplefilter("error")  # a warning is never an error by default, and never a number
         with pytest.raises(ToolCallWarning):
             ToolCallMetric(prediction_format="bfcl").compute(preds, refs)
-    assert (quiet["f1"], quiet["num_parse_errors"]) == (0.4, 3)
+    assert (quiet["f1"], quiet["num_parse_errors"]) == (0.4, 9)
 
 
 # --------------------------------------------------------------------------- threads, pickles
@@ -312,11 +312,11 @@ def test_read_reference_and_its_cache() -> None:
     with pytest.raises(ToolCallParseError, match=r"references\[4\]"):
         metric.read_reference("[f(", index=4)
     # more distinct references than the cache holds: every one still reads by its content
-    n = 3 * metric._readings.golds.size
+    n = 3 * metric._readings.references.size
     preds = [f"[f(x={i})]" for i in range(n)] * 2
     refs = [{"calls": f"[f(x={i})]", "tools": tools} for i in range(n)] * 2
     assert metric.compute(preds, refs)["exact_match"] == 1.0
-    assert len(metric._readings.golds) <= metric._readings.golds.size
+    assert len(metric._readings.references) <= metric._readings.references.size
     shifted = metric.compute(preds[1:] + preds[:1], refs)
     assert shifted["exact_match"] == 0.0
 

@@ -1,0 +1,604 @@
+"""``ToolCallMetric``: one per-example pipeline and one corpus loop (SPEC §2–§8).
+
+Every example travels one route: its reference is read into gold calls and the tool set they
+are judged with (remembered by content in the metric's own cache), its prediction is read
+into calls, and :func:`~toolcall_f1.scoring.count_example` matches and counts them into a
+:class:`~toolcall_f1.scoring.Score`. ``compute()`` folds the scores into a
+:class:`~toolcall_f1.counting.Tally`, which divides once at the end; details are a view of the
+same pass. Never a mean of per-example scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
+from .counting import Tally
+from .matching import LEVELS, MATCHINGS, check_choice
+from .memo import Memo, content_key
+from .parsing import FORMATS, Context, read_any
+from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
+from .scoring import Score, count_example
+from .templates import resolve_format
+from .values import (Canonicalizer, canonicalizer_name, is_plain_json, name_canonicalizer_name, plain_json,
+                     resolve_canonicalizer, resolve_name_canonicalizer)
+
+__all__ = ["VERSION", "PARSE_ERROR_MODES", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
+
+VERSION = "0.1.0"
+PARSE_ERROR_MODES = ("count", "raise")
+REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the text formats
+#: ``compute()`` warns that most predictions could not be read only from this many examples on:
+#: in a smaller corpus "more than half" says little about the format setting.
+PARSE_ERROR_WARNING_MIN = 10
+#: References larger than this (as marshal bytes) are read each time, not remembered.
+_MEMO_MAX_BYTES = 65536
+
+
+class _Readings:
+    """What one metric has read and compiled, by content (:class:`~toolcall_f1.memo.Memo`),
+    owned by the metric: never shared between metrics, dropped when pickled.
+
+    A reference is remembered only when it is plain JSON data (:func:`is_plain_json`): its
+    ``marshal`` bytes then tell it apart from any reference that could read differently (numpy
+    arrays, which ``marshal`` writes as raw bytes, are read each time).
+    """
+
+    __slots__ = ("example_tools", "references", "toolsets")
+
+    def __init__(self) -> None:
+        #: Compiled tool sets, by (tools' content, weights' content, name canonicalizer).
+        self.toolsets = Memo(512)
+        #: A reference's own tools: ``(base tool set, tool set, digest)`` by (content, base).
+        self.example_tools = Memo(16)
+        #: ``(base tool set, gold calls, tool set, digest)`` by (content, format, base tool set).
+        #: Few on purpose: they catch what repeats from one example to the next (answers sampled
+        #: for one prompt, BFCL's entries), while many trees of gold calls slow the garbage collector.
+        self.references = Memo(16)
+
+
+class ToolCallMetric:
+    """Tool-call correctness (BFCL AST match) as a cost-weighted, micro-averaged metric.
+
+    Parameters
+    ----------
+    level
+        ``"call"`` (default): a call is a TP only on an exact match; ``"arg"``: partial credit
+        per argument (the name and each argument are fields).
+    canonicalizer
+        ``"default"`` (None), ``"bfcl"``, ``"exact"`` or a callable ``str -> str``.
+    tools
+        Tool schemas (OpenAI or BFCL form): types, required, defaults, importance weights.
+    weights
+        ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
+    matching
+        ``"greedy"`` (default, the seed's algorithm) or ``"optimal"``.
+    name_canonicalizer
+        ``"exact"`` (None), ``"underscore"`` (``a.b`` reads as ``a_b``) or a callable.
+    prediction_format, reference_format
+        How text is read (``"auto"``; ``"bfcl"`` for BFCL's strict decoder / possible answers).
+        ``prediction_format`` may also be the model's response template (a dict, or a tokenizer
+        with ``.response_template``): transformers' parser reads the text, and the message's
+        ``tool_calls`` are the calls (see :mod:`toolcall_f1.templates`).
+    on_parse_error
+        ``"count"`` (score as zero calls, count in ``num_parse_errors``) or ``"raise"``.
+    grammar
+        The seed's name for ``tools``, read when ``tools`` is not given.
+
+    Raises
+    ------
+    ValueError
+        For an unknown setting, a malformed schema, or an invalid weight (naming the tool).
+
+    Warns
+    -----
+    ToolCallWarning
+        When ``weights`` name a tool the schemas do not declare (or an argument its tool does
+        not declare), and for the schema mistakes :func:`~toolcall_f1.schema.merge_tools` and
+        :func:`~toolcall_f1.schema.compile_tools` warn about. The score never changes.
+
+    Examples
+    --------
+    >>> metric = ToolCallMetric()
+    >>> s = metric([("search", {"q": "cats"}), ("delete_all", {})],
+    ...            [("search", {"q": "cats"}), ("answer", {"a": "meow"})])
+    >>> s.tp, s.fp, s.fn, s.f1, s.exact
+    (1.0, 1.0, 1.0, 0.5, False)
+    >>> ToolCallMetric(level="token")
+    Traceback (most recent call last):
+    ...
+    ValueError: level: unknown value 'token'; expected one of 'call', 'arg'
+    """
+
+    def __init__(
+        self,
+        level: str = "call",
+        *,
+        canonicalizer: str | Canonicalizer | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        matching: str = "greedy",
+        name_canonicalizer: str | Callable[[str], str] | None = None,
+        prediction_format: str = "auto",
+        reference_format: str = "auto",
+        on_parse_error: str = "count",
+        grammar: Any = None,
+    ) -> None:
+        self.level = check_choice(level, LEVELS, "level")
+        self.matching = check_choice(matching, MATCHINGS, "matching")
+        self.canonicalizer = canonicalizer
+        self._canon = resolve_canonicalizer(canonicalizer)
+        self.name_canonicalizer = name_canonicalizer
+        self._name_fn = resolve_name_canonicalizer(name_canonicalizer)
+        self.prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
+        self.reference_format = check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
+        self.on_parse_error = check_choice(on_parse_error, PARSE_ERROR_MODES, "on_parse_error")
+        self.tools = list(merge_tools(grammar if tools is None else tools))
+        self.weights = validate_weights(weights)
+        self._readings = _Readings()
+        self._toolset = self._compile(self.tools, self.weights)
+        warn_unknown_weights(self._toolset, self.weights)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the cache of readings (a new metric starts with an empty one)."""
+        state = self.__dict__.copy()
+        del state["_readings"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._readings = _Readings()
+
+    # -- configuration -------------------------------------------------------------------
+
+    def _compile(self, tools: Sequence[Mapping[str, Any]], weights: Mapping[str, Any]) -> ToolSet:
+        return compile_tools(tools, weights, self._name_fn, cache=self._readings.toolsets)
+
+    def _toolset_for(self, tools: Any, weights: Any, example_tools: Any = None) -> ToolSet:
+        """The compiled schemas of one call: constructor < call < an example's own tools."""
+        if not tools and not weights and not example_tools:
+            return self._toolset
+        merged_weights = {**self.weights, **validate_weights(weights)} if weights else self.weights
+        return self._compile(merge_plain_tools(self.tools, plain_json(tools), example_tools), merged_weights)
+
+    def _settings(self, tools: Any, weights: Any, reference_format: str | None, prediction_format: Any,
+                  warn: bool = False) -> tuple[ToolSet, str, Any]:
+        """A call's settings checked once: (its tool set, reference format, prediction format)."""
+        if prediction_format is not None:  # a response template's reader is compiled once, here
+            prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
+        if reference_format is not None:
+            check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
+        base = self._toolset_for(tools, weights)
+        if warn and (tools or weights):
+            warn_unknown_weights(base, {**self.weights, **validate_weights(weights)})
+        return base, reference_format or self.reference_format, prediction_format or self.prediction_format
+
+    def signature(
+        self,
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        prediction_format: str | None = None,
+        reference_format: str | None = None,
+        example_tools_digests: Iterable[str] = (),
+    ) -> str:
+        """A short string naming every setting that changes the number (sacrebleu-style).
+
+        Examples
+        --------
+        >>> ToolCallMetric().signature()
+        'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
+        """
+        if prediction_format is not None:
+            prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
+        digests = sorted({d for d in example_tools_digests if d})
+        all_tools = merge_tools(self.tools, tools)
+        all_weights = {**self.weights, **validate_weights(weights)} if weights else self.weights
+        has_weights = bool(all_tools or all_weights or digests)
+        return "|".join([
+            f"level:{self.level}",
+            f"match:{self.matching}",
+            f"canon:{canonicalizer_name(self.canonicalizer)}",
+            f"names:{name_canonicalizer_name(self.name_canonicalizer)}",
+            f"pred:{prediction_format or self.prediction_format}",
+            f"ref:{reference_format or self.reference_format}",
+            f"w:{_digest([all_tools, all_weights, digests]) if has_weights else 'none'}",
+            f"v:{VERSION}",
+        ])
+
+    # -- reading -------------------------------------------------------------------------
+
+    def read_reference(
+        self, reference: Any, *, reference_format: str | None = None, index: int | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None, weights: Mapping[str, Any] | None = None,
+    ) -> tuple[list[GoldCall], ToolSet]:
+        """A reference → (gold calls, the compiled tool set they are judged with).
+
+        Positional arguments in the reference are named through the metric's schemas, then
+        ``tools``, then the reference's own ``tools``, merged by name.
+
+        Raises
+        ------
+        ValueError
+            Naming the index, for a reference that cannot be read or is missing (None).
+
+        Examples
+        --------
+        >>> golds, toolset = ToolCallMetric().read_reference(
+        ...     {"calls": "[f(1)]", "tools": [{"name": "f", "parameters": {"properties": {"x": {}}}}]})
+        >>> golds, toolset.has_schema
+        ([f(x=1)], True)
+        >>> ToolCallMetric().read_reference("[f(", index=3)
+        Traceback (most recent call last):
+        ...
+        toolcall_f1.calls.ToolCallParseError: references[3]: python: unbalanced brackets (in '[f(')
+        """
+        base, fmt, _ = self._settings(tools, weights, reference_format, None)
+        golds, toolset, _ = self._read_reference(reference, base, tools, weights, fmt, index)
+        return list(golds), toolset
+
+    def _read_reference(
+        self, reference: Any, base: ToolSet, tools: Any, weights: Any, fmt: str, index: int | None,
+    ) -> tuple[list[GoldCall], ToolSet, str]:
+        """A reference → (gold calls, the tool set it is judged with, its own tools' digest),
+        remembered by content: consecutive examples often share their reference (sampled
+        answers to one prompt, BFCL's entries with their tools). ``base`` is the tool set of
+        the call's ``tools`` and ``weights``."""
+        if reference is None:
+            raise ValueError(f"{_where(index)}: the reference is missing (None); "
+                             "write [] for an example where no call is expected")
+        key = content_key(reference, _MEMO_MAX_BYTES)
+        slot = (key, fmt, id(base))
+        if key is not None:
+            hit = self._readings.references.get(slot)
+            if hit is not None and hit[0] is base:
+                return hit[1], hit[2], hit[3]
+        calls, raw_tools = _split_reference(reference, index)
+        toolset, digest, plain = base, "", key is not None
+        if raw_tools is not None:
+            toolset, digest, plain = self._example_toolset(raw_tools, base, tools, weights, index)
+        plain = plain and is_plain_json(calls)
+        golds = self._read_gold(calls if plain else plain_json(calls), fmt, index, toolset)
+        if plain:
+            self._readings.references.put(slot, (base, golds, toolset, digest))
+        return golds, toolset, digest
+
+    def _example_toolset(
+        self, raw_tools: Any, base: ToolSet, tools: Any, weights: Any, index: int | None,
+    ) -> tuple[ToolSet, str, bool]:
+        """A reference's own tools → (the tool set they make over ``base``, their digest, are
+        they plain data), remembered by content: different references often share their tools
+        (one agent's tools for every task; BFCL's categories)."""
+        key = content_key(raw_tools, _MEMO_MAX_BYTES)
+        slot = (key, id(base))
+        if key is not None:
+            hit = self._readings.example_tools.get(slot)
+            if hit is not None and hit[0] is base:
+                return hit[1], hit[2], True
+        plain = key is not None and is_plain_json(raw_tools)
+        try:
+            example_tools = merge_plain_tools(_tools_list(raw_tools if plain else plain_json(raw_tools)))
+            toolset = self._toolset_for(tools, weights, example_tools) if example_tools else base
+        except ValueError as err:
+            raise ValueError(f"{_where(index)}: {err}") from None
+        digest = _digest(example_tools) if example_tools else ""
+        if plain:
+            self._readings.example_tools.put(slot, (base, toolset, digest))
+        return toolset, digest, plain
+
+    def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
+        """Gold calls from a reference's calls (free of numpy values)."""
+        try:
+            if fmt == "bfcl":
+                return bfcl_gold_plain(calls, _where(index))
+            return [GoldCall.from_call(c) for c in read_any(calls, fmt, _reader_context(toolset), gold=True)]
+        except ToolCallParseError as err:
+            raise err.located(_where(index), index) from None
+
+    def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None,
+                         ) -> tuple[list[Call], str | None]:
+        """A prediction → (calls, the parse error's message or None); with ``"raise"`` it raises.
+        A :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that error."""
+        if type(prediction) is not str and isinstance(prediction, str):
+            prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
+        try:
+            if isinstance(prediction, ToolCallParseError):
+                raise prediction
+            return read_any(prediction, fmt, _reader_context(toolset)), None
+        except ToolCallParseError as err:
+            located = err.located("predictions" if index is None else f"predictions[{index}]", index)
+            if self.on_parse_error == "raise":
+                raise located from None
+            return [], str(located)
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def __call__(
+        self,
+        pred: Any,
+        gold: Any,
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        reference_format: str | None = None,
+        prediction_format: str | None = None,
+        index: int | None = None,
+        details: bool = True,
+    ) -> Score:
+        """Score one example: a prediction (calls or text) against a reference.
+
+        Parameters
+        ----------
+        pred
+            The prediction: model-output text or structured calls.
+        gold
+            The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
+            ``{"calls": ..., "tools": [...]}`` with per-example schemas; ``[]`` where no call
+            is expected.
+        tools, weights
+            Schemas and weight overrides for this call, over the constructor's.
+        reference_format, prediction_format
+            Override the constructor's formats.
+        index
+            The example's position, used in error messages (``references[3]: ...``).
+        details
+            ``False`` to count only (what a reward needs): the same ``tp``, ``fp``, ``fn``,
+            ``exact``, ``parse_error`` and hallucination counts, but no ``per_tool`` rows, and
+            at call level no per-argument verdicts in the pairs (the optimal matcher may then
+            pick other pairs, with as many exact ones).
+
+        Returns
+        -------
+        Score
+            Weighted ``tp``, ``fp``, ``fn``, ``precision``, ``recall``, ``f1``, ``exact``, and
+            the matched pairs with every argument's verdict.
+
+        Raises
+        ------
+        ValueError
+            For a reference that cannot be read or is missing (None), naming it; with
+            ``on_parse_error="raise"`` also :class:`ToolCallParseError` for a prediction
+            that cannot be read.
+
+        Examples
+        --------
+        >>> metric = ToolCallMetric("arg")
+        >>> s = metric("[get_weather(city='Paris', unit='F')]", [("get_weather", {"city": "paris", "unit": "C"})])
+        >>> s.tp, s.fp, s.fn, s.exact
+        (2.0, 1.0, 1.0, False)
+        >>> quick = ToolCallMetric()("[f(x=2)]", [("f", {"x": 1})], details=False)
+        >>> (quick.tp, quick.fp, quick.fn), quick.pairs[0][2].verdicts
+        ((0.0, 1.0, 1.0), ())
+        >>> metric("[]", "[get_weather(city='Paris'")
+        Traceback (most recent call last):
+        ...
+        toolcall_f1.calls.ToolCallParseError: references: python: unbalanced brackets (in "[get_weather(city='Paris'")
+        >>> metric("[f()]", None, index=3)
+        Traceback (most recent call last):
+        ...
+        ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
+        """
+        base, ref_fmt, pred_fmt = self._settings(tools, weights, reference_format, prediction_format)
+        return self._score(pred, gold, index, base, tools, weights, ref_fmt, pred_fmt, details, details)
+
+    def _score(
+        self, pred: Any, gold: Any, index: int | None, base: ToolSet, tools: Any, weights: Any,
+        ref_fmt: str, pred_fmt: Any, per_tool: bool, details: bool,
+    ) -> Score:
+        """The one per-example pipeline: reference, prediction, matching, counts."""
+        golds, toolset, digest = self._read_reference(gold, base, tools, weights, ref_fmt, index)
+        preds, error = self._read_prediction(pred, toolset, pred_fmt, index)
+        return count_example(
+            preds, golds, toolset, level=self.level, matching=self.matching, canon=self._canon,
+            fill_defaults=ref_fmt != "bfcl", parse_error=error, tools_digest=digest,
+            per_tool_counts=per_tool, details=details,
+        )
+
+    def _scores(
+        self, predictions: Sequence[Any], references: Sequence[Any], tools: Any, weights: Any,
+        settings: tuple[ToolSet, str, Any], progress: bool, per_tool: bool, details: bool,
+    ) -> Iterator[Score]:
+        """The one corpus loop: every example's :class:`Score`, in order."""
+        base, ref_fmt, pred_fmt = settings
+        if len(predictions) != len(references):
+            raise ValueError(
+                f"predictions and references differ in length: {len(predictions)} vs {len(references)}"
+            )
+        examples: Iterable[tuple[int, tuple[Any, Any]]] = enumerate(zip(predictions, references))
+        if progress:
+            from tqdm.auto import tqdm  # an optional dependency, needed only here
+
+            examples = tqdm(examples, total=len(predictions), desc="toolcall_f1", unit="ex")
+        for i, (pred, gold) in examples:
+            yield self._score(pred, gold, i, base, tools, weights, ref_fmt, pred_fmt, per_tool, details)
+
+    def score_all(
+        self,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        reference_format: str | None = None,
+        prediction_format: str | None = None,
+        progress: bool = False,
+    ) -> list[Score]:
+        """Every example's :class:`Score` (with details), as :meth:`__call__` gives it.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`compute` does.
+
+        Examples
+        --------
+        >>> [s.exact for s in ToolCallMetric().score_all(["[f()]", "[g()]"], [[("f", {})], []])]
+        [True, False]
+        """
+        settings = self._settings(tools, weights, reference_format, prediction_format, warn=True)
+        return list(self._scores(predictions, references, tools, weights, settings, progress, True, True))
+
+    def compute(
+        self,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        weights: Mapping[str, Any] | None = None,
+        reference_format: str | None = None,
+        prediction_format: str | None = None,
+        per_tool: bool = False,
+        return_details: bool = False,
+        progress: bool = False,
+    ) -> dict[str, Any]:
+        """Score a corpus: the dict of SPEC §8 (``f1``, ``precision``, ..., ``signature``).
+
+        Without ``return_details`` the examples stream through: each score is folded into a
+        :class:`~toolcall_f1.counting.Tally` and dropped.
+
+        Parameters
+        ----------
+        predictions, references
+            One entry per example, same length (any shape of SPEC §2); a reference is never
+            None (``[]`` where no call is expected).
+        tools, weights
+            Corpus-wide schemas and weight overrides, layered over the constructor's.
+        reference_format, prediction_format
+            Override the constructor's formats for this call.
+        per_tool, return_details
+            Add ``per_tool`` and ``details`` to the result.
+        progress
+            Show a progress bar (tqdm) on stderr.
+
+        Returns
+        -------
+        dict
+            ``f1, precision, recall, exact_match, tp, fp, fn, num_examples,
+            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ optional).
+
+        Raises
+        ------
+        EmptyCorpusError
+            A :class:`ValueError`, for zero examples: a corpus of zero examples has no score.
+        ValueError
+            For lengths that differ, a reference that is missing or cannot be read (naming
+            its index), a bad setting; :class:`ToolCallParseError` for a prediction with
+            ``on_parse_error="raise"``.
+
+        Warns
+        -----
+        ToolCallWarning
+            When a corpus of at least :data:`PARSE_ERROR_WARNING_MIN` (10) examples has more
+            than half of its predictions unreadable (likely the wrong ``prediction_format``),
+            and for the schema and weight mistakes the constructor warns about. The score
+            never changes.
+
+        Examples
+        --------
+        >>> r = ToolCallMetric().compute([[("f", {"x": 1})], []], [[("f", {"x": 1})], [("g", {})]])
+        >>> round(r["f1"], 4), r["exact_match"], r["num_examples"]
+        (0.6667, 0.5, 2)
+        >>> ToolCallMetric().compute([[]], [])
+        Traceback (most recent call last):
+        ...
+        ValueError: predictions and references differ in length: 1 vs 0
+        >>> ToolCallMetric().compute([], [])
+        Traceback (most recent call last):
+        ...
+        toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
+        """
+        settings = self._settings(tools, weights, reference_format, prediction_format, warn=True)
+        tally = Tally()
+        kept: list[Score] = []
+        for score in self._scores(predictions, references, tools, weights, settings, progress, per_tool, return_details):
+            tally.add(score)
+            if return_details:
+                kept.append(score)
+        _, ref_fmt, pred_fmt = settings
+        signature = self.signature(tools=tools, weights=weights, prediction_format=pred_fmt,
+                                   reference_format=ref_fmt, example_tools_digests=tally.digests)
+        out = tally.result(signature, per_tool)
+        n, errors = tally.num_examples, tally.num_parse_errors
+        if n >= PARSE_ERROR_WARNING_MIN and errors * 2 > n:
+            warnings.warn(f"{errors} of {n} predictions could not be read (parse errors, scored as no calls): "
+                          f"is prediction_format={pred_fmt!r} right?", ToolCallWarning, stacklevel=2)
+        if return_details:
+            out["details"] = [s.to_dict() for s in kept]
+        return out
+
+    def aggregate(self, scores: Iterable[Score]) -> float:
+        """Micro-averaged F1 over the corpus (sum TP/FP/FN, then divide) — never a mean.
+
+        Raises
+        ------
+        EmptyCorpusError
+            A :class:`ValueError`, for no scores: a corpus of zero examples has no score.
+
+        Examples
+        --------
+        >>> m = ToolCallMetric()
+        >>> m.aggregate([m([("g", {})], [("g", {})]), m([], [("g", {})])])
+        0.6666666666666666
+        """
+        tally = Tally()
+        for s in scores:
+            tally.add(s)
+        return tally.result("")["f1"]
+
+
+def _where(index: int | None) -> str:
+    """How an error names a reference: ``references[3]``, or ``references`` for a lone one."""
+    return "references" if index is None else f"references[{index}]"
+
+
+def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
+    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools``); else (the reference, None)."""
+    if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
+        raise reference.located(_where(index))
+    if not isinstance(reference, Mapping):
+        return reference, None
+    calls = reference.get("calls")
+    if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
+        return reference, None  # a call to a tool named "calls"
+    return calls, reference.get("tools")
+
+
+def _tools_list(raw_tools: Any) -> list[Any]:
+    """A reference's ``tools``: a list of function schemas."""
+    if not isinstance(raw_tools, list):
+        raise ValueError("'tools' must be a list of function schemas")
+    return raw_tools
+
+
+def _reader_context(toolset: ToolSet) -> Context:
+    """What the text readers need of a tool set (made once per compiled tool set)."""
+    ctx = toolset.reader_context
+    if ctx is None:
+        ctx = toolset.reader_context = Context(toolset.param_order) if toolset.has_schema else Context()
+    return ctx
+
+
+def _digest(obj: Any) -> str:
+    """Eight hex digits naming a JSON-like value (stable across runs and key order)."""
+    try:
+        text = json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        text = _bounded_text(obj)
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def _bounded_text(obj: Any, depth: int = 0) -> str:
+    """A deterministic rendering of data too deep (or odd) for ``json.dumps``; cut below 200
+    levels, so such schemas differing only that deep share a digest."""
+    if depth > 200:
+        return "..."
+    if isinstance(obj, Mapping):
+        items = sorted((str(k), _bounded_text(v, depth + 1)) for k, v in obj.items())
+        return "{" + ",".join(f"{k!r}:{v}" for k, v in items) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "[" + ",".join(_bounded_text(v, depth + 1) for v in obj) + "]"
+    return repr(obj)
