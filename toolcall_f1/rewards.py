@@ -17,12 +17,13 @@ This module is an edge of the package: it never imports ``trl`` (or torch), so
 from __future__ import annotations
 
 import json
-import marshal
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import Score, ToolCallMetric
+from .memo import content_key
+from .values import is_plain_json
 
 __all__ = ["SCORES", "ToolCallReward"]
 
@@ -272,7 +273,7 @@ class ToolCallReward:
                 "is missing (None); write [] for an example where no call is expected"
             )
         try:
-            s = self.metric(prediction, reference, tools=tools)
+            s = self.metric(prediction, reference, tools=tools, details=False)
         except ValueError as err:  # the reference (a prediction's parse error is counted)
             raise ValueError(
                 f"ToolCallReward: column {self.reference_column!r}, {_where(row, prompts)}: {err}"
@@ -334,7 +335,7 @@ class ToolCallReward:
         prompts: Sequence[Any] | None,
     ) -> list[Mapping[str, Any]] | None:
         """One row's tools cell → a list of schemas or None; each distinct value read once."""
-        key = value if isinstance(value, str) else _marshal(value)
+        key = value if isinstance(value, str) else content_key(value) if is_plain_json(value) else None
         if key is not None and key in decoded:
             return decoded[key]
         where = f"ToolCallReward: column {self.tools_column!r}, {_where(row, prompts)}"
@@ -408,17 +409,10 @@ def _json(text: str, where: str) -> Any:
         raise ValueError(f"{where}: invalid JSON ({err})") from None
 
 
-def _marshal(value: Any) -> bytes | None:
-    """Bytes naming plain data (equal bytes load back as equal data), or None."""
-    try:
-        return marshal.dumps(value)
-    except ValueError:  # not plain data, or too deep
-        return None
-
-
 def _content_key(prediction: Any, reference: Any, tools: Any) -> tuple[bytes, bytes, bytes] | None:
-    """A key under which two rows certainly score the same, or None (not plain data)."""
-    parts = (_marshal(prediction), _marshal(reference), _marshal(tools))
-    if parts[0] is None or parts[1] is None or parts[2] is None:
+    """A key under which two rows certainly score the same, or None: only plain JSON data is
+    keyed (``marshal`` writes a numpy array as its raw bytes, which two different arrays can share)."""
+    parts = (content_key(prediction), content_key(reference), content_key(tools))
+    if None in parts or not all(map(is_plain_json, (prediction, reference, tools))):
         return None
     return parts  # type: ignore[return-value]

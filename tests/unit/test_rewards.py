@@ -439,3 +439,14 @@ def test_benchmark_script_runs() -> None:
     assert "completions/s" in out.stdout
     compared = [line for line in out.stdout.splitlines() if "reward, " in line and "identical" not in line]
     assert len(compared) == 3 and all(line.rstrip().endswith(" yes |") for line in compared), out.stdout
+
+
+def test_rows_with_numpy_values_are_never_keyed_by_their_raw_bytes():
+    """marshal writes np.float64(1.0) and np.int64(4607182418800017408) as the same 8 bytes:
+    the per-call memo of identical rows must not take one reference for the other."""
+    import numpy as np
+
+    one = [{"name": "f", "arguments": {"x": np.float64(1.0)}}]
+    big = [{"name": "f", "arguments": {"x": np.int64(4607182418800017408)}}]
+    reward = ToolCallReward("arg")
+    assert reward(prompts=["p", "p"], completions=["[f(x=1.0)]"] * 2, reference=[one, big]) == [1.0, 0.5]
