@@ -38,7 +38,7 @@ import gradio as gr
 import toolcall_f1
 from toolcall_f1.matching import LEVELS, MATCHINGS
 from toolcall_f1.schema import ToolSet, compile_tools
-from toolcall_f1.scoring import REFERENCE_FORMATS
+from toolcall_f1.metric import REFERENCE_FORMATS
 from toolcall_f1.values import resolve_name_canonicalizer
 
 __all__ = [

@@ -195,15 +195,24 @@ def test_bad_lines_in_two_files_name_their_file(tmp_path: Path, capsys: pytest.C
 # --------------------------------------------------------------------------- unreadable predictions
 
 
-def test_unreadable_predictions_are_named_after_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_format_warning_needs_a_corpus_of_ten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As the core's compute(): under 10 examples the errors are listed, without the format hint."""
     rows = [GOOD] + [{"prediction": f"[f(x={i}", "reference": [c("f", x=1)]} for i in range(7)]
+    rc, _, err = score(capsys, "--input", str(write_jsonl(tmp_path / "in.jsonl", rows)))
+    assert rc == 0
+    assert "warning:" not in err
+    assert err.splitlines()[0] == "toolcall-f1: 7 prediction(s) could not be read (scored as no calls); the first 5:"
+
+
+def test_unreadable_predictions_are_named_after_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [GOOD] + [{"prediction": f"[f(x={i}", "reference": [c("f", x=1)]} for i in range(10)]
     inp = write_jsonl(tmp_path / "in.jsonl", rows)
     rc, out, err = score(capsys, "--input", str(inp))
     assert rc == 0
-    assert "num_parse_errors    7" in out
+    assert "num_parse_errors    10" in out
     warning, *lines = err.splitlines()
-    assert warning == "toolcall-f1: warning: 7 of 8 predictions could not be read: is --prediction-format 'auto' right?"
-    assert lines[0] == "toolcall-f1: 7 prediction(s) could not be read (scored as no calls); the first 5:"
+    assert warning == "toolcall-f1: warning: 10 of 11 predictions could not be read: is --prediction-format 'auto' right?"
+    assert lines[0] == "toolcall-f1: 10 prediction(s) could not be read (scored as no calls); the first 5:"
     assert lines[1].startswith(f"  {inp}:2: python: unbalanced brackets")
     assert lines[5].startswith(f"  {inp}:6: python: ")
     assert lines[6] == "  (every example's verdict and parse error: --details FILE)"
