@@ -123,7 +123,7 @@ class ToolCallMetric:
         weights: Mapping[str, Any] | None = None,
         matching: str = "greedy",
         name_canonicalizer: str | Callable[[str], str] | None = None,
-        prediction_format: str = "auto",
+        prediction_format: Any = "auto",
         reference_format: str = "auto",
         on_parse_error: str = "count",
         grammar: Any = None,
@@ -182,7 +182,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
-        prediction_format: str | None = None,
+        prediction_format: Any = None,
         reference_format: str | None = None,
         example_tools_digests: Iterable[str] = (),
     ) -> str:
@@ -325,7 +325,7 @@ class ToolCallMetric:
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
-        prediction_format: str | None = None,
+        prediction_format: Any = None,
         index: int | None = None,
         details: bool = True,
     ) -> Score:
@@ -424,7 +424,7 @@ class ToolCallMetric:
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
-        prediction_format: str | None = None,
+        prediction_format: Any = None,
         progress: bool = False,
     ) -> list[Score]:
         """Every example's :class:`Score` (with details), as :meth:`__call__` gives it.
@@ -450,7 +450,7 @@ class ToolCallMetric:
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
-        prediction_format: str | None = None,
+        prediction_format: Any = None,
         per_tool: bool = False,
         return_details: bool = False,
         progress: bool = False,
