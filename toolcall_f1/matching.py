@@ -220,6 +220,8 @@ def _repaired(cost: Any) -> list[tuple[int, int]]:
             break
         owner = {c: i for i, c in enumerate(col_of)}
         moves = [(owner[u], v) for u, v in zip(cycle, cycle[1:] + cycle[:1]) if u < m and v < m]
+        if sum(cost[i, v] - cost[i, col_of[i]] for i, v in moves) >= 0:
+            raise RuntimeError("exact assignment: a cycle that is not negative")  # cannot happen
         for i, v in moves:
             col_of[i] = v
     pairs = [(i, c) for i, c in enumerate(col_of)]
@@ -241,7 +243,8 @@ def _negative_cycle(cost: Any, col_of: list[int]) -> list[int] | None:
     owner[col_of] = np.arange(n)
     dist = np.zeros(m, dtype=object)  # every column reached from S at 0
     dist_s = 0
-    pred = np.full(m + 1, m)
+    pred = np.full(m + 1, m)  # a column's way in: from S, until shorter found
+    pred[m] = -1
     queue = collections.deque(col_of)
     queued = np.zeros(m + 1, dtype=bool)
     queued[col_of] = True
@@ -283,11 +286,11 @@ def _cycle_of(pred: Any) -> list[int] | None:
     for start in range(len(links)):
         walk = []
         node = start
-        while state[node] == 0:
+        while node >= 0 and state[node] == 0:
             state[node] = 1
             walk.append(node)
             node = links[node]
-        if state[node] == 1:  # back on this walk: a cycle
+        if node >= 0 and state[node] == 1:  # back on this walk: a cycle
             cycle = walk[walk.index(node):]
             return cycle[::-1]  # pred points backwards: reverse into edge order
         for v in walk:
