@@ -15,6 +15,7 @@ cost for optimal).
 from __future__ import annotations
 
 import collections
+import copy
 import marshal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -142,43 +143,62 @@ def _ranks(values: Any) -> Any:
 # --------------------------------------------------------------------------- optimal
 
 
+class Cost:
+    """The optimal matcher's exact integer cost, kept as its parts: ``cost[i, j] =
+    primary·wt·m1 − exact·m2 − tp·wt·m3 + fp·wt`` (each part an array, ``wt`` the tool
+    weight's units, ``m1 > m2 > m3`` the spans that make the sum over ``k`` pairs order
+    assignments by primary, then exact, then tp, then fp)."""
+
+    def __init__(self, primary: Any, exact: Any, tp: Any, fp: Any, wt: int, k: int) -> None:
+        def most(a: Any) -> int:
+            return max(abs(int(a.max())), abs(int(a.min()))) if a.size else 0
+
+        self.parts, self.wt = (primary, exact, tp, fp), wt
+        self.m3 = 2 * k * wt * most(fp) + 1
+        self.m2 = (2 * k * wt * most(tp) + 1) * self.m3
+        self.m1 = (2 * k + 1) * self.m2
+        self.bound = most(primary) * wt * self.m1 + self.m2 + most(tp) * wt * self.m3 + most(fp) * wt
+        self.shape = exact.shape
+
+    def transposed(self) -> Cost:
+        other = copy.copy(self)
+        other.parts, other.shape = tuple(p.T for p in self.parts), self.shape[::-1]
+        return other
+
+    def factors(self) -> tuple[int, int, int, int]:
+        return self.wt * self.m1, -self.m2, -self.wt * self.m3, self.wt
+
+    def rows(self, rows: Any = slice(None), kind: Any = object) -> Any:
+        """The exact cost of ``rows`` (``object``: Python ints; ``np.int64`` if it fits; or
+        ``np.float64``, rounded)."""
+        out = 0
+        for part, factor in zip(self.parts, self.factors()):
+            if kind is np.float64:
+                out = out + part[rows].astype(np.float64) * float(factor)
+            else:
+                out = out + part[rows].astype(kind) * factor
+        return out
+
+
 def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
-             units: Mapping[float, int], level: str, k: int | None = None) -> Any:
+             units: Mapping[float, int], level: str, k: int | None = None) -> Cost:
     """The cost whose minimum over assignments of ``k`` pairs (default: the smaller side) is
     the optimal matcher's objective: fewest FP+FN at ``level``, then most exact pairs, then
-    most TP, then fewest FP — in exact integers."""
+    most TP, then fewest FP — in exact integers (each but exactness in units of ``wt``)."""
     n, m = numbers.exact.shape
     wt, name = units[spec.weight], units[1.0]
-    arg_units = [units[spec.arg_weight(a)] for a in {a for c in (*preds, *golds) for a in c.arguments}]
-    wide = object if wt * (name + 3 * sum(arg_units)) >= 2**60 else np.int64
-    exact = numbers.exact.astype(wide)
+    exact = numbers.exact.astype(np.int64)
     if level == "call":  # a pair: exact (TP wt) or not (FP+FN 2wt); unmatched: wt each side
-        primary, tp, fp = -2 * wt * exact, wt * exact, -wt * exact
-    else:
-        # the cost of leaving a call unmatched (FP+FN, and FP): its name and arguments
-        un_p = np.array([wt * (name + sum(units[spec.arg_weight(a)] for a in p.arguments)) for p in preds],
-                        dtype=wide)[:, None]
-        un_g = np.array([wt * (name + sum(units[spec.arg_weight(a)] for a, acc in g.arguments.items()
-                                          if not acc.optional)) for g in golds], dtype=wide)[None, :]
-        tp_args, fp_args, fn_args = (a.astype(wide) for a in (numbers.tp, numbers.fp, numbers.fn))
-        primary = wt * (fp_args + fn_args) - un_p - un_g
-        tp = wt * (name + tp_args)
-        fp = wt * fp_args - un_p
-    return _compose(primary, exact, tp, fp, min(n, m) if k is None else k)
-
-
-def _compose(primary: Any, exact: Any, tp: Any, fp: Any, k: int) -> Any:
-    """One exact integer cost whose sum over any ``k`` pairs orders assignments by
-    (primary, -exact, -tp, fp) lexicographically."""
-    def most(a: Any) -> int:
-        return max(abs(int(a.max())), abs(int(a.min()))) if a.size else 0
-
-    m3 = 2 * k * most(fp) + 1
-    m2 = (2 * k * most(tp) + 1) * m3
-    m1 = (2 * k + 1) * m2
-    if most(primary) * m1 + m2 + most(tp) * m3 + most(fp) >= 2**62:
-        primary, exact, tp, fp = (a.astype(object) for a in (primary, exact, tp, fp))
-    return primary * m1 - exact * m2 - tp * m3 + fp
+        return Cost(-2 * exact, exact, exact, -exact, wt, min(n, m) if k is None else k)
+    # the cost of leaving a call unmatched (FP+FN, and FP): its name and arguments
+    un_p = _int_array([name + sum(units[spec.arg_weight(a)] for a in p.arguments) for p in preds])[:, None]
+    un_g = _int_array([name + sum(units[spec.arg_weight(a)] for a, acc in g.arguments.items() if not acc.optional)
+                       for g in golds])[None, :]
+    wide = object if object in (un_p.dtype, un_g.dtype, numbers.tp.dtype) or 4 * int(un_p.max(initial=0)) + 4 * int(
+        un_g.max(initial=0)) >= 2**62 else np.int64
+    tp_args, fp_args, fn_args, un_p, un_g = (a.astype(wide) for a in (numbers.tp, numbers.fp, numbers.fn, un_p, un_g))
+    return Cost(fp_args + fn_args - un_p - un_g, exact, name + tp_args, fp_args - un_p, wt,
+                min(n, m) if k is None else k)
 
 
 #: Up to this much work (n·m·min(n, m)) the exact integer solver is the pure-Python
@@ -186,49 +206,47 @@ def _compose(primary: Any, exact: Any, tp: Any, fp: Any, k: int) -> Any:
 _HUNGARIAN_WORK = 10**6
 
 
-def _solve(cost: Any) -> list[tuple[int, int]]:
-    """The assignment of least total ``cost`` (exact integers), every call of the smaller
-    side paired: scipy's solver when every sum fits a float64 exactly; else an exact solver."""
+def _solve(cost: Cost) -> list[tuple[int, int]]:
+    """The assignment of least total cost, every call of the smaller side paired: scipy's
+    solver when every sum fits a float64 exactly; else an exact solver."""
     from scipy.optimize import linear_sum_assignment
 
     n, m = cost.shape
     k = min(n, m)
-    if max(abs(int(cost.max())), abs(int(cost.min()))) * 2 * (k + 1) < 2**53:
-        rows, cols = linear_sum_assignment(cost.astype(np.float64))
-        return sorted(zip(rows.tolist(), cols.tolist()))
+    if cost.bound < 2**62:
+        full = cost.rows(kind=np.int64)
+        if max(abs(int(full.max())), abs(int(full.min()))) * 2 * (k + 1) < 2**53:
+            rows, cols = linear_sum_assignment(full.astype(np.float64))
+            return sorted(zip(rows.tolist(), cols.tolist()))
     if n * m * k <= _HUNGARIAN_WORK:
-        return _hungarian_exact(cost.tolist())
+        return _hungarian_exact(cost.rows().tolist())
     return _repaired(cost)
 
 
-def _repaired(cost: Any) -> list[tuple[int, int]]:
-    """The exact least-cost assignment of a large ``cost`` of exact integers (an object
-    array) that floats cannot hold: scipy's answer on the float64 image, then each negative
-    cycle of the residual graph, found with exact integers (:func:`_negative_cycle`),
-    cancelled, until there is none — which proves the assignment optimal."""
+def _repaired(cost: Cost) -> list[tuple[int, int]]:
+    """The exact least-cost assignment of a large cost that floats cannot hold: scipy's
+    answer on the float64 image, then each negative cycle of the residual graph, found with
+    exact integers (:func:`_negative_cycle`), cancelled, until there is none — which proves
+    the assignment optimal."""
     from scipy.optimize import linear_sum_assignment
 
     flipped = cost.shape[0] > cost.shape[1]
     if flipped:
-        cost = cost.T
-    m = cost.shape[1]
-    rows, cols = linear_sum_assignment(cost.astype(np.float64))
+        cost = cost.transposed()
+    rows, cols = linear_sum_assignment(cost.rows(kind=np.float64))
     col_of = cols[np.argsort(rows)].tolist()  # row i sits in column col_of[i]; every row sits
-    while True:
-        cycle = _negative_cycle(cost, col_of)
-        if cycle is None:
-            break
+    while (cycle := _negative_cycle(cost, col_of)) is not None:
         owner = {c: i for i, c in enumerate(col_of)}
-        moves = [(owner[u], v) for u, v in zip(cycle, cycle[1:] + cycle[:1]) if u < m and v < m]
-        if sum(cost[i, v] - cost[i, col_of[i]] for i, v in moves) >= 0:
+        moves = [(owner[u], v) for u, v in zip(cycle, cycle[1:] + cycle[:1]) if u < cost.shape[1] and v < cost.shape[1]]
+        if sum(cost.rows(i)[v] - cost.rows(i)[col_of[i]] for i, v in moves) >= 0:
             raise RuntimeError("exact assignment: a cycle that is not negative")  # cannot happen
         for i, v in moves:
             col_of[i] = v
-    pairs = [(i, c) for i, c in enumerate(col_of)]
+    pairs = list(enumerate(col_of))
     return sorted((j, i) for i, j in pairs) if flipped else pairs
 
 
-def _negative_cycle(cost: Any, col_of: list[int]) -> list[int] | None:
+def _negative_cycle(cost: Cost, col_of: list[int]) -> list[int] | None:
     """A cycle of negative total cost in the residual graph of an assignment (rows ≤ columns),
     or None when there is none (the assignment is then optimal).
 
@@ -243,7 +261,7 @@ def _negative_cycle(cost: Any, col_of: list[int]) -> list[int] | None:
     owner[col_of] = np.arange(n)
     dist = np.zeros(m, dtype=object)  # every column reached from S at 0
     dist_s = 0
-    pred = np.full(m + 1, m)  # a column's way in: from S, until shorter found
+    pred = np.full(m + 1, m)  # a column's way in: from S, until a shorter one is found
     pred[m] = -1
     queue = collections.deque(col_of)
     queued = np.zeros(m + 1, dtype=bool)
@@ -256,13 +274,11 @@ def _negative_cycle(cost: Any, col_of: list[int]) -> list[int] | None:
             better = np.flatnonzero(dist > dist_s)
             dist[better] = dist_s
         elif owner[c] < 0:  # a free column: the chain ends
-            if dist[c] < dist_s:
-                dist_s, pred[m] = dist[c], c
-                better = np.array([m])
-            else:
-                better = np.zeros(0, dtype=np.int64)
+            better = np.array([m] if dist[c] < dist_s else [], dtype=np.int64)
+            if len(better):
+                dist_s = dist[c]
         else:
-            row = cost[owner[c]]
+            row = cost.rows(owner[c])
             reach = row + (dist[c] - row[c])
             better = np.flatnonzero(reach < dist)
             dist[better] = reach[better]
@@ -272,10 +288,8 @@ def _negative_cycle(cost: Any, col_of: list[int]) -> list[int] | None:
             queued[fresh] = True
             queue.extend(fresh.tolist())
         pops += 1
-        if pops % (m + 1) == 0:
-            cycle = _cycle_of(pred)
-            if cycle is not None:
-                return cycle
+        if pops % (m + 1) == 0 and (cycle := _cycle_of(pred)) is not None:
+            return cycle
     return None
 
 
@@ -477,7 +491,7 @@ def _match_classes(
         pairs = _greedy_classes(numbers, p_class, g_class)
     else:
         k = min(len(preds), len(golds))
-        cost = _optimal(numbers, rp, rg, wspec, units, level, k).tolist()
+        cost = _optimal(numbers, rp, rg, wspec, units, level, k).rows().tolist()
         flows = _transport(cost, _sizes(p_class, len(p_reps)), _sizes(g_class, len(g_reps)), k)
         pairs = _pairs_of_flows(flows, p_class, g_class)
     return [(i, j, judged[p_class[i]][g_class[j]]) for i, j in pairs]
