@@ -260,6 +260,8 @@ def _negative_cycle(cost: Cost, col_of: list[int]) -> list[int] | None:
     owner = np.full(m, -1)
     owner[col_of] = np.arange(n)
     dist = np.zeros(m, dtype=object)  # every column reached from S at 0
+    near = np.zeros(m)  # dist in floats, to skip the columns that surely cannot improve
+    slack = float(cost.bound) * (4 * m + 4) * 2.0**-45  # far above any float64 rounding here
     dist_s = 0
     pred = np.full(m + 1, m)  # a column's way in: from S, until a shorter one is found
     pred[m] = -1
@@ -278,10 +280,13 @@ def _negative_cycle(cost: Cost, col_of: list[int]) -> list[int] | None:
             if len(better):
                 dist_s = dist[c]
         else:
-            row = cost.rows(owner[c])
-            reach = row + (dist[c] - row[c])
-            better = np.flatnonzero(reach < dist)
-            dist[better] = reach[better]
+            i = owner[c]
+            rough = cost.rows(i, kind=np.float64)
+            maybe = np.flatnonzero(rough - rough[c] + near[c] < near + slack)
+            reach = cost.rows((i, maybe)) + (dist[c] - cost.rows((i, [c]))[0])
+            better = maybe[reach < dist[maybe]]
+            dist[better] = reach[reach < dist[maybe]]
+        near[better[better < m]] = dist[better[better < m]].astype(np.float64)
         if len(better):
             pred[better] = c
             fresh = better[~queued[better]]
