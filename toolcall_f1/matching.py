@@ -233,9 +233,10 @@ def _repaired(cost: Cost) -> list[tuple[int, int]]:
     flipped = cost.shape[0] > cost.shape[1]
     if flipped:
         cost = cost.transposed()
-    rows, cols = linear_sum_assignment(cost.rows(kind=np.float64))
+    image = cost.rows(kind=np.float64)
+    rows, cols = linear_sum_assignment(image)
     col_of = cols[np.argsort(rows)].tolist()  # row i sits in column col_of[i]; every row sits
-    while (cycle := _negative_cycle(cost, col_of)) is not None:
+    while (cycle := _negative_cycle(cost, image, col_of)) is not None:
         owner = {c: i for i, c in enumerate(col_of)}
         moves = [(owner[u], v) for u, v in zip(cycle, cycle[1:] + cycle[:1]) if u < cost.shape[1] and v < cost.shape[1]]
         if sum(cost.rows(i)[v] - cost.rows(i)[col_of[i]] for i, v in moves) >= 0:
@@ -246,7 +247,7 @@ def _repaired(cost: Cost) -> list[tuple[int, int]]:
     return sorted((j, i) for i, j in pairs) if flipped else pairs
 
 
-def _negative_cycle(cost: Cost, col_of: list[int]) -> list[int] | None:
+def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | None:
     """A cycle of negative total cost in the residual graph of an assignment (rows ≤ columns),
     or None when there is none (the assignment is then optimal).
 
@@ -254,7 +255,8 @@ def _negative_cycle(cost: Cost, col_of: list[int]) -> list[int] | None:
     move to any column ``j`` (edge ``c → j``, cost ``cost[row, j] − cost[row, c]``); a free
     column may be the one a chain of moves ends in (``f → S``, 0), and any column the one it
     starts from, left free (``S → c``, 0). Shortest distances by queue-based Bellman-Ford in
-    exact integers; a cycle among the predecessors is a negative cycle.
+    exact integers (``image``, the cost in floats, skips the columns that surely cannot
+    improve); a cycle among the predecessors is a negative cycle.
     """
     n, m = cost.shape
     owner = np.full(m, -1)
@@ -281,8 +283,8 @@ def _negative_cycle(cost: Cost, col_of: list[int]) -> list[int] | None:
                 dist_s = dist[c]
         else:
             i = owner[c]
-            rough = cost.rows(i, kind=np.float64)
-            maybe = np.flatnonzero(rough - rough[c] + near[c] < near + slack)
+            rough = image[i]
+            maybe = np.flatnonzero(rough + (near[c] - rough[c]) < near + slack)
             reach = cost.rows((i, maybe)) + (dist[c] - cost.rows((i, [c]))[0])
             better = maybe[reach < dist[maybe]]
             dist[better] = reach[reach < dist[maybe]]
