@@ -5,11 +5,12 @@ One route for a name group (:func:`_match_group`): judge every pair for its numb
 ``scipy.optimize.linear_sum_assignment`` over one exact integer cost — and judge the chosen
 pairs in full for their verdicts. :func:`match_calls` is the public entry point.
 
-Two shortcuts give the same results faster, both switched off by one flag,
+Three shortcuts give the same results faster, all switched off by one flag,
 :data:`SHORTCUTS`: a large group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`)
-instead of pair by pair, and a group of many repeated calls is matched over classes of
-identical calls (:func:`_match_classes`: the same pairs for greedy, an assignment of the same
-cost for optimal).
+instead of pair by pair; a group of many repeated calls is matched over classes of identical
+calls (:func:`_match_classes`: the same pairs for greedy, an assignment of the same cost for
+optimal); and a small group where each call has its own exact partner takes those pairs
+without an assignment solver (:func:`_forced_exact`).
 """
 
 from __future__ import annotations
@@ -84,28 +85,26 @@ def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpe
 
 def _numbers(results: list[list[PairResult]], units: Mapping[float, int]) -> GroupNumbers:
     """:class:`GroupNumbers` of pairs judged in full: their exactness and argument counts."""
-    counts: list[list[list[int]]] = [[], [], []]
+    tp, fp, fn = [], [], []
     for row in results:
-        for out in counts:
-            out.append([])
         for r in row:
-            tp = fp = fn = 0
+            a = b = c = 0
             for v in r.verdicts:
-                a, b, c = VERDICT_COUNTS[v.verdict]
-                unit = units[v.weight]
-                tp, fp, fn = tp + a * unit, fp + b * unit, fn + c * unit
-            for out, x in zip(counts, (tp, fp, fn)):
-                out[-1].append(x)
-    exact = np.array([[r.exact for r in row] for row in results], dtype=bool)
-    return GroupNumbers(exact, *(_int_array(c) for c in counts))
+                counts, unit = VERDICT_COUNTS[v.verdict], units[v.weight]
+                a, b, c = a + counts[0] * unit, b + counts[1] * unit, c + counts[2] * unit
+            tp.append(a)
+            fp.append(b)
+            fn.append(c)
+    shape = (len(results), len(results[0]))
+    exact = np.array([r.exact for row in results for r in row], dtype=bool).reshape(shape)
+    return GroupNumbers(exact, *(_int_array(c).reshape(shape) for c in (tp, fp, fn)))
 
 
-def _int_array(rows: Any) -> Any:
+def _int_array(values: list[int]) -> Any:
     """Integers as an ``int64`` array when they surely fit, else as exact Python ints."""
-    arr = np.array(rows, dtype=object)
-    if arr.size and max(abs(int(arr.max())), abs(int(arr.min()))) < 2**60:
-        return arr.astype(np.int64)
-    return arr
+    if not values or max(values) < 2**60 and min(values) > -(2**60):
+        return np.array(values, dtype=np.int64)
+    return np.array(values, dtype=object)
 
 
 # --------------------------------------------------------------------------- greedy
@@ -421,9 +420,17 @@ def _match_group(
     """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``:
     every pair judged for its numbers, assigned, and the chosen pairs judged in full
     (for exactness alone where nothing else is counted: call level without details)."""
+    exact_only = not details and level == "call"  # nothing but exactness is counted
+
     def judge(a: int, b: int) -> PairResult:
+        if exact_only and matching == "optimal":  # nor is anything else assigned on
+            return EXACT_ONLY if is_exact(gp[a], gg[b], tool, canon, fill_defaults) else INEXACT_ONLY
         return compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
 
+    if len(gp) == len(gg) == 1:  # one pair: the only choice
+        if exact_only:
+            return [(0, 0, EXACT_ONLY if is_exact(gp[0], gg[0], tool, canon, fill_defaults) else INEXACT_ONLY)]
+        return [(0, 0, judge(0, 0))]
     units = _group_units(gp, gg, wspec)
     if SHORTCUTS and len(gp) * len(gg) >= _SHORTCUT_FROM:
         classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, units)
@@ -431,12 +438,37 @@ def _match_group(
             return classed
         numbers = judge_group(gp, gg, tool, wspec, canon, fill_defaults, units)
         chosen = _assign(numbers, gp, gg, wspec, units, matching, level)
-        if not details and level == "call":
+        if exact_only:
             return [(a, b, EXACT_ONLY if numbers.exact[a, b] else INEXACT_ONLY) for a, b in chosen]
         return [(a, b, judge(a, b)) for a, b in chosen]
     results = [[judge(a, b) for b in range(len(gg))] for a in range(len(gp))]
-    chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
+    chosen = None
+    if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
+        chosen = _forced_exact([[r.exact for r in row] for row in results])
+    if chosen is None:
+        chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
     return [(a, b, results[a][b]) for a, b in chosen]
+
+
+def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None:
+    """The pairs when every call of the smaller side has exactly one exact partner, each a
+    different one (parallel calls to one tool, the common case); else None.
+
+    Both matchers then choose exactly these pairs: greedy takes exact pairs first and none
+    of these collide; for the optimal matcher at call level (or with as many predicted as
+    gold calls, at either level) it is the one assignment with every pair exact, better
+    than any other on FP+FN or, at equal cost, on the number of exact pairs.
+    """
+    if len(exact_pairs) > len(exact_pairs[0]):  # gold is the smaller side: the transposed question
+        flipped = _forced_exact([list(column) for column in zip(*exact_pairs)])
+        return None if flipped is None else sorted((i, j) for j, i in flipped)
+    pairs = []
+    for i, row in enumerate(exact_pairs):
+        partners = [j for j, x in enumerate(row) if x]
+        if len(partners) != 1:
+            return None
+        pairs.append((i, partners[0]))
+    return pairs if len({j for _, j in pairs}) == len(pairs) else None
 
 
 # --------------------------------------------------------------------------- repeated calls
