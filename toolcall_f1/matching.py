@@ -157,6 +157,8 @@ class Cost:
         self.m2 = (2 * k * wt * most(tp) + 1) * self.m3
         self.m1 = (2 * k + 1) * self.m2
         self.bound = most(primary) * wt * self.m1 + self.m2 + most(tp) * wt * self.m3 + most(fp) * wt
+        #: Floats of the cost are of ``cost >> shift`` (an image in float64 range, for any weights).
+        self.shift = max(0, self.bound.bit_length() - 900)
         self.shape = exact.shape
 
     def transposed(self) -> Cost:
@@ -173,7 +175,7 @@ class Cost:
         out = 0
         for part, factor in zip(self.parts, self.factors()):
             if kind is np.float64:
-                out = out + part[rows].astype(np.float64) * float(factor)
+                out = out + part[rows].astype(np.float64) * float(factor >> self.shift)
             else:
                 out = out + part[rows].astype(kind) * factor
         return out
@@ -262,7 +264,7 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
     owner[col_of] = np.arange(n)
     dist = np.zeros(m, dtype=object)  # every column reached from S at 0
     near = np.zeros(m)  # dist in floats, to skip the columns that surely cannot improve
-    slack = float(cost.bound) * (4 * m + 4) * 2.0**-45  # far above any float64 rounding here
+    slack = float(cost.bound >> cost.shift) * (4 * m + 4) * 2.0**-45  # far above any float rounding here
     dist_s = 0
     pred = np.full(m + 1, m)  # a column's way in: from S, until a shorter one is found
     pred[m] = -1
@@ -287,7 +289,7 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
             reach = cost.rows((i, maybe)) + (dist[c] - cost.rows((i, [c]))[0])
             better = maybe[reach < dist[maybe]]
             dist[better] = reach[reach < dist[maybe]]
-        near[better[better < m]] = dist[better[better < m]].astype(np.float64)
+        near[better[better < m]] = (dist[better[better < m]] >> cost.shift).astype(np.float64)
         if len(better):
             pred[better] = c
             fresh = better[~queued[better]]

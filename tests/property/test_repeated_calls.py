@@ -236,3 +236,18 @@ def test_large_groups_past_float_range_are_solved_exactly(monkeypatch: pytest.Mo
         fast = metric.compute([preds], [golds])
     monkeypatch.setattr(matching, "_HUNGARIAN_WORK", 10**12)  # the exact pure-Python solver
     assert metric.compute([preds], [golds]) == fast
+
+
+def test_weights_far_past_float_range_are_solved_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Weights of 1e-300 and 1/3: integer images beyond float64's range; the repaired solver
+    still agrees with the pure-Python Hungarian on the counts."""
+    rng = random.Random(5)
+    preds = [Call("f", {"a": rng.randint(0, 9), "b": rng.choice("xyz")}) for _ in range(120)]
+    golds = [("f", {"a": rng.randint(0, 9), "b": rng.choice("xy")}) for _ in range(110)]
+    metric = ToolCallMetric("arg", matching="optimal", weights={"f": {"arguments": {"a": 1e-300, "b": 1 / 3}}})
+    monkeypatch.setattr(matching, "SHORTCUTS", False)
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "_hungarian_exact", lambda cost: pytest.fail("the pure-Python Hungarian ran"))
+        fast = metric.compute([preds], [golds])
+    monkeypatch.setattr(matching, "_HUNGARIAN_WORK", 10**12)
+    assert metric.compute([preds], [golds]) == fast
