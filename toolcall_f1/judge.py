@@ -302,18 +302,17 @@ def judge_group(
     to its exact integer image.
     """
     n, m = len(preds), len(golds)
-    big = 3 * sum(units[wspec.arg_weight(k) if wspec is not None else 1.0]
-                  for k in {k for c in (*preds, *golds) for k in c.arguments}) >= 2**62
-    dtype = object if big else np.int64
+    keys = list(dict.fromkeys([k for c in golds for k in c.arguments] + [k for c in preds for k in c.arguments]))
+    weight = {k: units[wspec.arg_weight(k) if wspec is not None else 1.0] for k in keys}
+    dtype = object if 3 * sum(weight.values()) >= 2**62 else np.int64
     exact = np.ones((n, m), dtype=bool)
     counts = [np.zeros((n, m), dtype=dtype) for _ in range(3)]
     table = np.array([VERDICT_COUNTS[v] for v in _CODES] + [(0, 0, 0)], dtype=np.int64).T
     fine = np.array([v in _FINE for v in _CODES] + [True])
-    for key in dict.fromkeys(k for c in (*golds, *preds) for k in c.arguments):
+    for key in keys:
         codes = _argument_codes(key, preds, golds, tool, canon, fill_defaults)
-        unit = units[wspec.arg_weight(key) if wspec is not None else 1.0]
         for total, per_code in zip(counts, table):
-            total += per_code[codes].astype(dtype) * unit
+            total += per_code[codes].astype(dtype) * weight[key]
         exact &= fine[codes]
     return GroupNumbers(exact, *counts)
 
@@ -338,8 +337,9 @@ def _argument_codes(
     both = np.full((n, m), _NONE, dtype=np.int64)
     rows, cols = np.flatnonzero(given), np.flatnonzero(has_gold)
     if len(rows) and len(cols):
-        both[np.ix_(rows, cols)] = _both_codes(key, [preds[i] for i in rows], [accepted[j] for j in cols], pspec,
-                                                required, canon, fill_defaults, code)
+        both[np.ix_(rows, cols)] = _both_codes(key, [preds[i] for i in rows.tolist()],
+                                                [a for a in accepted if a is not None], pspec, required, canon,
+                                                fill_defaults, code)
     return np.where(given[:, None], np.where(has_gold[None, :], both, only_pred[:, None]), only_gold[None, :])
 
 

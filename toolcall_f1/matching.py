@@ -79,7 +79,7 @@ def _to_int_scale(weights: Iterable[float]) -> dict[float, int]:
 def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
     """The exact integer image of every weight a group's pairs can involve: the tool weight,
     1 (the name field) and the weight of every argument of every call."""
-    keys = {k for c in (*preds, *golds) for k in c.arguments}
+    keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
     return _to_int_scale({spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)})
 
 
@@ -439,12 +439,12 @@ def _match_group(
         if classed is not None:
             return classed
         numbers = judge_group(gp, gg, tool, wspec, canon, fill_defaults, units)
-        chosen = _assign(numbers, gp, gg, wspec, units, matching, level)
+        picked = _assign(numbers, gp, gg, wspec, units, matching, level)
         if exact_only:
-            return [(a, b, EXACT_ONLY if numbers.exact[a, b] else INEXACT_ONLY) for a, b in chosen]
-        return [(a, b, judge(a, b)) for a, b in chosen]
+            return [(a, b, EXACT_ONLY if numbers.exact[a, b] else INEXACT_ONLY) for a, b in picked]
+        return [(a, b, judge(a, b)) for a, b in picked]
     results = [[judge(a, b) for b in range(len(gg))] for a in range(len(gp))]
-    chosen = None
+    chosen: list[tuple[int, int]] | None = None
     if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
         chosen = _forced_exact([[r.exact for r in row] for row in results])
     if chosen is None:
