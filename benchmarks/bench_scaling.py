@@ -6,11 +6,16 @@
     matcher has an easy way out. Beside it: ``scipy.optimize.linear_sum_assignment`` alone
     on a random integer n×n matrix (the assignment itself), and the log-log slope of every
     column between successive sizes.
+(c) Distinct calls in one group: one example of n distinct predicted and n distinct gold calls
+    to one tool (n = 250 → 2000, the group of (a)), details on; greedy, optimal at call and
+    argument level, and optimal at argument level with weights of 1/3 (exact weight sums that
+    pass 2**53). Each run in a fresh subprocess: wall time and peak RSS grown.
 (b) N = 10k → 1M generated examples streamed through ``add_batch`` (batches of 1000) and one
     ``compute``, each size in a fresh subprocess so that its peak RSS
     (``resource.getrusage``) is its own; the RSS after the imports is subtracted.
 
     python benchmarks/bench_scaling.py [--max-group 512] [--stream-sizes 10000,100000,1000000]
+                                       [--distinct-sizes 250,500,1000,2000] [--timeout 600]
 """
 
 from __future__ import annotations
@@ -131,6 +136,70 @@ def run_groups(max_group: int = 512, repeat: int = 3) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------- (c) distinct calls
+
+DISTINCT_CONFIGS = {
+    "greedy": ("call", "greedy", None),
+    "optimal": ("call", "optimal", None),
+    "optimal_arg": ("arg", "optimal", None),
+    "optimal_arg_thirds": ("arg", "optimal", {"lookup": {"weight": 1 / 3, "arguments": {
+        "key": 1 / 3, "region": 0.1, "page": 1 / 3, "tag": 1 / 7}}}),
+}
+
+
+def _distinct_child(n: int, config: str) -> dict[str, Any]:
+    """One n×n group of distinct calls, details on, in this process: seconds and peak RSS."""
+    from toolcall_f1 import ToolCallMetric
+
+    level, matching, weights = DISTINCT_CONFIGS[config]
+    pred, gold = _group(n)
+    metric = ToolCallMetric(level, matching=matching, weights=weights)
+    base = _peak_kib()
+    t0 = time.perf_counter()
+    result = metric.compute([pred], [gold], return_details=True)
+    seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "peak_mib": _peak_kib() / 1024, "grown_mib": (_peak_kib() - base) / 1024,
+            "f1": result["f1"]}
+
+
+def run_distinct(sizes: list[int], timeout: float = 600.0) -> dict[str, Any]:
+    """Each (size, setting) in a fresh interpreter, stopped after ``timeout`` seconds."""
+    runs: dict[str, list[dict[str, Any] | None]] = {name: [] for name in DISTINCT_CONFIGS}
+    for n in sizes:
+        for name in DISTINCT_CONFIGS:
+            try:
+                proc = subprocess.run(
+                    [sys.executable, str(Path(__file__).resolve()), "--distinct-child", f"{n}:{name}"],
+                    capture_output=True, text=True, timeout=timeout,
+                    env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                )
+            except subprocess.TimeoutExpired:
+                runs[name].append(None)
+                continue
+            if proc.returncode != 0:
+                raise RuntimeError(f"{n} distinct calls, {name}, failed:\n{proc.stderr[-4000:]}")
+            runs[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    rows = []
+    for i, n in enumerate(sizes):
+        row: list[Any] = [f"{n}×{n}"]
+        for name in DISTINCT_CONFIGS:
+            r = runs[name][i]
+            row += [f"> {timeout:.0f}", None] if r is None else [r["seconds"], r["peak_mib"]]
+        rows.append(row)
+    headers = ["calls"]
+    for name in DISTINCT_CONFIGS:
+        headers += [f"{name} s", f"{name} peak MiB"]
+    markdown = "\n\n".join([
+        "One example, n distinct predicted × n distinct gold calls to one tool (the group of (a)), "
+        "`compute(..., return_details=True)`; each run in a fresh subprocess; seconds and peak RSS "
+        "of the process (MiB). `optimal_arg_thirds`: tool and argument weights 1/3, 0.1, 1/7 "
+        "(exact sums past 2**53).",
+        table(headers, rows),
+    ])
+    print("\n== Scaling: distinct calls in one group ==\n" + markdown, flush=True)
+    return {"markdown": markdown, "runs": runs}
+
+
 # --------------------------------------------------------------------------- (b) streaming
 
 
@@ -244,12 +313,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--stream-sizes", default="10000,100000,1000000")
     parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--distinct-sizes", default="250,500,1000,2000")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per distinct-calls run")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--distinct-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
         print(json.dumps(_child(args.child, args.batch)))
         return
+    if args.distinct_child is not None:
+        n, config = args.distinct_child.split(":")
+        print(json.dumps(_distinct_child(int(n), config)))
+        return
     run_groups(args.max_group, args.repeat)
+    run_distinct([int(s) for s in args.distinct_sizes.split(",") if s], args.timeout)
     run_stream([int(s) for s in args.stream_sizes.split(",") if s])
 
 

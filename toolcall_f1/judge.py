@@ -1,21 +1,25 @@
 """Judging one (prediction, gold) pair, argument by argument (SPEC §3–§5).
 
-:func:`compare_call` gives every argument of a pair its verdict (agree, disagree, extra,
-missing, or omitted) and the pair's exactness, agreeing weight and error weight. Judging for
-exactness alone (``_compare`` without verdicts, what counting needs at call level) is the
-same code path read cheaply: it stops at the first argument that is not in agreement.
-:func:`exact_matrix` judges every pair of a name group for exactness, keying values once.
+One rule, :func:`_verdict`, decides one argument of one pair: agree, disagree, extra,
+missing or omitted. :func:`compare_call` reads it for every argument of a pair (with
+weights and values, for details); :func:`is_exact` reads the same verdicts lazily and stops
+at the first that is not fine; :func:`judge_group` reads the rule for every pair of a name
+group at once, as numbers (exactness and TP/FP/FN weight units per pair), deciding a value's
+equality by comparing integer ids of its :func:`~toolcall_f1.values.value_key` where it can.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
-from .schema import ToolSpec, type_ok
+from .counting import VERDICT_COUNTS
+from .schema import ParamSpec, ToolSpec, type_ok
 from .values import (
     KEYED_CANONICALIZERS,
     Canonicalizer,
@@ -33,11 +37,11 @@ __all__ = [
     "OMITTED",
     "ArgVerdict",
     "PairResult",
+    "GroupNumbers",
     "compare_call",
-    "exact_matrix",
     "gold_repr",
-    "EXACT_ONLY",
-    "INEXACT_ONLY",
+    "is_exact",
+    "judge_group",
 ]
 
 AGREE, DISAGREE, EXTRA, MISSING, OMITTED = "agree", "disagree", "extra", "missing", "omitted"
@@ -156,6 +160,63 @@ def _agrees(
     return False, "type" if plain_ok is False else "value"
 
 
+def _verdict(
+    key: str, pargs: Mapping[str, Any], accepted: AnyOf | None, pspec: ParamSpec | None, required: frozenset[str],
+    canon: Canonicalizer, fill_defaults: bool,
+) -> tuple[str, Any, Any, str | None]:
+    """One argument of a pair (SPEC §3, §5): ``(verdict, pred value, gold value, reason)``.
+
+    ``accepted`` is the gold call's :class:`AnyOf` for ``key`` (None when only the prediction
+    has it); ``pspec`` the schema's parameter, if declared.
+    """
+    schema, check = (pspec.schema, pspec.check) if pspec is not None else (None, None)
+    default = fill_defaults and pspec is not None and pspec.has_default
+    if accepted is None:  # only the prediction has it: extra, unless a default it can match
+        value = pargs[key]
+        if default:
+            agrees = _agrees(value, AnyOf(pspec.default), schema, canon, check)[0]  # type: ignore[union-attr]
+            return (AGREE if agrees else DISAGREE), value, pspec.default, "default"  # type: ignore[union-attr]
+        return EXTRA, value, None, None
+    if key in pargs:
+        value = pargs[key]
+        if accepted.optional and is_empty_value(value):
+            return OMITTED, value, accepted, None
+        agrees, reason = _agrees(value, accepted, schema, canon, check)
+        return (AGREE, value, accepted, None) if agrees else (DISAGREE, value, accepted, reason)
+    if key in required:
+        return MISSING, None, accepted, "required"
+    if accepted.optional:
+        return OMITTED, None, accepted, None
+    if default:  # the prediction omits it: read as the schema's default
+        agrees = _agrees(pspec.default, accepted, schema, canon, check)[0]  # type: ignore[union-attr]
+        return (AGREE if agrees else DISAGREE), pspec.default, accepted, "default"  # type: ignore[union-attr]
+    return MISSING, None, accepted, None
+
+
+def _judged(
+    pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool
+) -> Iterator[tuple[str, str, Any, Any, str | None]]:
+    """Every argument's ``(key, verdict, pred value, gold value, reason)``: the gold call's
+    arguments in order, then those only the prediction has."""
+    params = tool.params if tool is not None else _NO_PARAMS
+    required = tool.required if tool is not None else _NO_REQUIRED
+    pargs, gargs = pred.arguments, gold.arguments
+    for key, accepted in gargs.items():
+        yield key, *_verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)
+    if not pargs.keys() <= gargs.keys():
+        for key in pargs:
+            if key not in gargs:
+                yield key, *_verdict(key, pargs, None, params.get(key), required, canon, fill_defaults)
+
+
+_FINE = frozenset({AGREE, OMITTED})
+
+
+def is_exact(pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool) -> bool:
+    """``compare_call(...).exact``, read cheaply: the first argument not fine ends it."""
+    return all(verdict in _FINE for _, verdict, *_ in _judged(pred, gold, tool, canon, fill_defaults))
+
+
 def compare_call(
     pred: Call,
     gold: GoldCall,
@@ -194,211 +255,126 @@ def compare_call(
     True
     """
     canon_fn = canon if callable(canon) else resolve_canonicalizer(canon)
-    verdicts: list[ArgVerdict] = []
-    exact, agree, errors = _compare(
-        pred, gold, tool, weights if weights is not None else tool, canon_fn, fill_defaults, verdicts
-    )
+    wspec = weights if weights is not None else tool
+    verdicts = []
+    exact, agree, errors = True, 0.0, 0.0
+    for key, verdict, value, accepted, reason in _judged(pred, gold, tool, canon_fn, fill_defaults):
+        w = wspec.arg_weight(key) if wspec is not None else 1.0
+        verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
+        tp, fp, fn = VERDICT_COUNTS[verdict]
+        agree += tp * w
+        errors += (fp + fn) * w
+        exact = exact and verdict in _FINE
     return PairResult(exact, agree, errors, tuple(verdicts))
 
 
-_NOT_EXACT = (False, 0.0, 0.0)
+# --------------------------------------------------------------------------- a whole name group
 
-#: A pair judged for exactness alone (no verdicts): what ``match_indices(details=False)``
-#: gives at call level, where counting reads nothing else of a pair.
-EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
-INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
-
-
-def _compare(
-    pred: Call,
-    gold: GoldCall,
-    tool: ToolSpec | None,
-    wspec: ToolSpec | None,
-    canon: Canonicalizer,
-    fill_defaults: bool,
-    verdicts: list[ArgVerdict] | None,
-) -> tuple[bool, float, float]:
-    """:func:`compare_call`'s judgement: ``(exact, agree, errors)``, each argument's verdict
-    appended to ``verdicts``. With ``verdicts=None`` only exactness is wanted: the first
-    argument that disagrees, is missing or extra ends it with ``(False, 0.0, 0.0)``, and no
-    verdict is built — one code path, so the two can never judge differently."""
-    params = tool.params if tool is not None else _NO_PARAMS
-    required = tool.required if tool is not None else _NO_REQUIRED
-    # ToolSpec.arg_weight, inlined: the override, else the schema's importance, else 1
-    overrides = wspec.arg_weights if wspec is not None else _NO_PARAMS
-    wparams = wspec.params if wspec is not None else _NO_PARAMS
-    pargs = pred.arguments
-    gargs = gold.arguments
-    add = verdicts.append if verdicts is not None else None
-    agree = errors = 0.0
-    exact = True
-    keys: Iterable[str] = gargs
-    if not pargs.keys() <= gargs.keys():
-        keys = (*gargs, *(k for k in pargs if k not in gargs))
-    w = 0.0
-    for key in keys:
-        if add is not None:
-            override = overrides.get(key)
-            if override is None:
-                wp = wparams.get(key)
-                w = wp.weight if wp is not None else 1.0
-            else:
-                w = override
-        pspec = params.get(key)
-        if pspec is not None:
-            schema, check = pspec.schema, pspec.check
-        else:
-            schema = check = None
-        accepted = gargs.get(key)
-        if accepted is not None:
-            if key in pargs:
-                value = pargs[key]
-                if accepted.optional and is_empty_value(value):
-                    if add is not None:
-                        add(ArgVerdict(key, OMITTED, w, value, accepted))
-                    continue
-                ok, reason = _agrees(value, accepted, schema, canon, check)
-                if ok:
-                    if add is not None:
-                        add(ArgVerdict(key, AGREE, w, value, accepted))
-                    agree += w
-                else:
-                    if add is None:
-                        return _NOT_EXACT
-                    add(ArgVerdict(key, DISAGREE, w, value, accepted, reason))
-                    errors += 2 * w
-                    exact = False
-            elif key in required:
-                if add is None:
-                    return _NOT_EXACT
-                add(ArgVerdict(key, MISSING, w, None, accepted, "required"))
-                errors += w
-                exact = False
-            elif accepted.optional:
-                if add is not None:
-                    add(ArgVerdict(key, OMITTED, w, None, accepted))
-            elif fill_defaults and pspec is not None and pspec.has_default:
-                ok, reason = _agrees(pspec.default, accepted, schema, canon, check)
-                if ok:
-                    if add is not None:
-                        add(ArgVerdict(key, AGREE, w, pspec.default, accepted, "default"))
-                    agree += w
-                else:
-                    if add is None:
-                        return _NOT_EXACT
-                    add(ArgVerdict(key, DISAGREE, w, pspec.default, accepted, "default"))
-                    errors += 2 * w
-                    exact = False
-            else:
-                if add is None:
-                    return _NOT_EXACT
-                add(ArgVerdict(key, MISSING, w, None, accepted))
-                errors += w
-                exact = False
-        else:
-            value = pargs[key]
-            if fill_defaults and pspec is not None and pspec.has_default:
-                ok, reason = _agrees(value, AnyOf(pspec.default), schema, canon, check)
-                if ok:
-                    if add is not None:
-                        add(ArgVerdict(key, AGREE, w, value, pspec.default, "default"))
-                    agree += w
-                else:
-                    if add is None:
-                        return _NOT_EXACT
-                    add(ArgVerdict(key, DISAGREE, w, value, pspec.default, "default"))
-                    errors += 2 * w
-                    exact = False
-            else:
-                if add is None:
-                    return _NOT_EXACT
-                add(ArgVerdict(key, EXTRA, w, value, None))
-                errors += w
-                exact = False
-    return exact, agree, errors
+#: Verdict codes in :func:`judge_group`'s matrices (``_NONE``: neither side has the argument).
+_CODES = (AGREE, DISAGREE, EXTRA, MISSING, OMITTED)
+_NONE = len(_CODES)
+_CODE = {v: c for c, v in enumerate(_CODES)}
 
 
-#: From this many pairs on, keying the values once beats comparing every pair in full.
-_KEYED_FROM = 9
+@dataclass(frozen=True, slots=True)
+class GroupNumbers:
+    """Every pair of a name group judged for its numbers: ``exact[i, j]``, and ``tp``, ``fp``,
+    ``fn`` — the pair's argument fields (not its name) in integer weight units (numpy arrays,
+    ``int64`` or exact Python ints)."""
+
+    exact: Any
+    tp: Any
+    fp: Any
+    fn: Any
 
 
-def exact_matrix(
-    preds: Sequence[Call],
-    golds: Sequence[GoldCall],
-    tool: ToolSpec | None,
-    canon: Canonicalizer,
-    fill_defaults: bool,
-) -> list[list[bool]]:
-    """Which pairs of one name group are exact: ``[[exact(p, g) for g in golds] for p in preds]``,
-    as :func:`compare_call` judges them.
+def judge_group(
+    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec | None,
+    canon: Canonicalizer, fill_defaults: bool, units: Mapping[float, int],
+) -> GroupNumbers:
+    """Every pair ``(preds[i], golds[j])`` judged as :func:`compare_call` judges it, as numbers.
 
-    Judging every pair in full costs n·m comparisons of every argument. Here each predicted
-    value is type-checked and keyed once (:func:`~toolcall_f1.values.value_key`), each gold
-    argument's accepted values become one set of keys, and a pair is then judged by set
-    lookups; anything the keys do not cover (nested answers, defaults to fill, extra
-    arguments, values without a key, other canonicalizers) is judged by the full comparison.
+    Argument by argument: where only one side has it, its verdict is judged once per call;
+    where both do, equality is decided by integer ids of value keys (one
+    :func:`~toolcall_f1.values.value_key` and one type check per value), and by
+    :func:`_verdict` pair by pair for what keys cannot decide (nested answers, values without
+    a key, canonicalizers other than the built-in ones). ``units`` maps every argument weight
+    to its exact integer image.
     """
     n, m = len(preds), len(golds)
-    if n * m < _KEYED_FROM or canon not in KEYED_CANONICALIZERS:
-        return [[_compare(p, g, tool, None, canon, fill_defaults, None)[0] for g in golds] for p in preds]
-    params = tool.params if tool is not None else _NO_PARAMS
-    pred_keys: list[dict[str, tuple[bool, Any, bool]] | None] = []
-    for p in preds:
-        keyed: dict[str, tuple[bool, Any, bool]] | None = {}
-        for k, v in p.arguments.items():
-            vk = value_key(v, canon)
-            if vk is None:
-                keyed = None
-                break
-            pspec = params.get(k)
-            ok = pspec is None or (pspec.check(v) if pspec.check is not None else type_ok(v, pspec.schema))
-            keyed[k] = (ok, vk, is_empty_value(v))  # type: ignore[index]
-        pred_keys.append(keyed)
-    gold_keys: list[dict[str, frozenset[Any] | None]] = []
-    for g in golds:
-        accepted_keys: dict[str, frozenset[Any] | None] = {}
-        for k, acc in g.arguments.items():
-            keys: set[Any] | None = set()
-            for c in acc.values:
-                ck = None if isinstance(c, (NestedAnswer, NestedList)) else value_key(c, canon)
-                if ck is None:
-                    keys = None
-                    break
-                keys.add(ck)  # type: ignore[union-attr]
-            accepted_keys[k] = None if keys is None else frozenset(keys)
-        gold_keys.append(accepted_keys)
+    keys = list(dict.fromkeys([k for c in golds for k in c.arguments] + [k for c in preds for k in c.arguments]))
+    weight = {k: units[wspec.arg_weight(k) if wspec is not None else 1.0] for k in keys}
+    dtype = object if 3 * sum(weight.values()) >= 2**62 else np.int64
+    exact = np.ones((n, m), dtype=bool)
+    counts = [np.zeros((n, m), dtype=dtype) for _ in range(3)]
+    table = np.array([VERDICT_COUNTS[v] for v in _CODES] + [(0, 0, 0)], dtype=np.int64).T
+    fine = np.array([v in _FINE for v in _CODES] + [True])
+    for key in keys:
+        codes = _argument_codes(key, preds, golds, tool, canon, fill_defaults)
+        for total, per_code in zip(counts, table):
+            total += per_code[codes].astype(dtype) * weight[key]
+        exact &= fine[codes]
+    return GroupNumbers(exact, *counts)
+
+
+def _argument_codes(
+    key: str, preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, canon: Canonicalizer,
+    fill_defaults: bool,
+) -> Any:
+    """The verdict code of argument ``key`` for every pair (:data:`_CODES`), an n×m array."""
+    pspec = tool.params.get(key) if tool is not None else None
     required = tool.required if tool is not None else _NO_REQUIRED
-    rows = []
-    for p, pk in zip(preds, pred_keys):
-        row = []
-        for g, gk in zip(golds, gold_keys):
-            if pk is None or not pk.keys() <= gk.keys():
-                row.append(_compare(p, g, tool, None, canon, fill_defaults, None)[0])
-                continue
-            exact = True
-            for key, accepted in g.arguments.items():
-                entry = pk.get(key)
-                if entry is None:  # not given: required, optional, or a default to fill
-                    if key in required:
-                        exact = False
-                    elif accepted.optional:
-                        continue
-                    else:
-                        exact = _compare(p, g, tool, None, canon, fill_defaults, None)[0]
-                    break
-                type_fine, vk, empty = entry
-                if accepted.optional and empty:
-                    continue
-                key_set = gk[key]
-                if key_set is None:
-                    pspec = params.get(key)
-                    if not _agrees(p.arguments[key], accepted, pspec.schema if pspec else None, canon,
-                                   pspec.check if pspec else None)[0]:
-                        exact = False
-                        break
-                elif not (type_fine and vk in key_set):
-                    exact = False
-                    break
-            row.append(exact)
-        rows.append(row)
-    return rows
+    n, m = len(preds), len(golds)
+    accepted = [g.arguments.get(key) for g in golds]
+    given = np.array([key in p.arguments for p in preds], dtype=bool)
+    has_gold = np.array([a is not None for a in accepted], dtype=bool)
+
+    def code(pargs: Mapping[str, Any], acc: AnyOf | None) -> int:
+        return _CODE[_verdict(key, pargs, acc, pspec, required, canon, fill_defaults)[0]]
+
+    only_gold = np.array([code(_NO_PARAMS, a) if a is not None else _NONE for a in accepted])
+    only_pred = np.array([code(p.arguments, None) if key in p.arguments else _NONE for p in preds])
+    both = np.full((n, m), _NONE, dtype=np.int64)
+    rows, cols = np.flatnonzero(given), np.flatnonzero(has_gold)
+    if len(rows) and len(cols):
+        both[np.ix_(rows, cols)] = _both_codes(key, [preds[i] for i in rows.tolist()],
+                                                [a for a in accepted if a is not None], pspec, required, canon,
+                                                fill_defaults, code)
+    return np.where(given[:, None], np.where(has_gold[None, :], both, only_pred[:, None]), only_gold[None, :])
+
+
+def _both_codes(
+    key: str, preds: Sequence[Call], accepted: Sequence[AnyOf], pspec: ParamSpec | None, required: frozenset[str],
+    canon: Canonicalizer, fill_defaults: bool, code: Callable[[Mapping[str, Any], AnyOf | None], int],
+) -> Any:
+    """Verdict codes where both sides have the argument: omitted (optional, given empty),
+    else agree when the value's type is allowed and it equals an accepted value."""
+    ids: dict[Any, int] = {}
+    keyed = canon in KEYED_CANONICALIZERS
+
+    def value_id(value: Any) -> int:
+        k = value_key(value, canon) if keyed else None
+        return -1 if k is None else ids.setdefault(k, len(ids))
+
+    values = [p.arguments[key] for p in preds]
+    pid = np.array([value_id(v) for v in values])
+    type_fine = np.array([pspec is None or (pspec.check(v) if pspec.check is not None else type_ok(v, pspec.schema))
+                          for v in values], dtype=bool)
+    empty = np.array([is_empty_value(v) for v in values], dtype=bool)
+    width = max(len(a.values) for a in accepted)
+    gid = np.full((len(accepted), width), -2)
+    for j, a in enumerate(accepted):
+        if a.plain:
+            gid[j, : len(a.values)] = [value_id(c) for c in a.values]
+        else:
+            gid[j, 0] = -1
+    unkeyed = (pid[:, None] == -1) | (gid == -1).any(axis=1)[None, :]
+    member = np.zeros((len(preds), len(accepted)), dtype=bool)
+    for slot in gid.T:
+        member |= pid[:, None] == slot[None, :]
+    optional = np.array([a.optional for a in accepted], dtype=bool)
+    codes = np.where(member & type_fine[:, None], _CODE[AGREE], _CODE[DISAGREE])
+    codes[empty[:, None] & optional[None, :]] = _CODE[OMITTED]
+    for i, j in zip(*np.nonzero(unkeyed)):
+        codes[i, j] = code(preds[i].arguments, accepted[j])
+    return codes

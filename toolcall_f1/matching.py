@@ -1,14 +1,22 @@
 """Matching calls as a multiset: assignment over judged pairs (SPEC §6).
 
-Pairs are judged in :mod:`toolcall_f1.judge`; here :func:`assign` pairs the calls of one
-name group, greedily (the seed's algorithm) or optimally (``scipy.optimize.
-linear_sum_assignment`` over an exact integer cost), and :func:`match_calls` is the public
-entry point. Large groups of repeated calls are matched over classes of identical calls.
+One route for a name group (:func:`_match_group`): judge every pair for its numbers
+(exactness, TP/FP/FN in exact integer weight units), assign — greedily, or optimally with
+``scipy.optimize.linear_sum_assignment`` over one exact integer cost — and judge the chosen
+pairs in full for their verdicts. :func:`match_calls` is the public entry point.
+
+Three shortcuts give the same results faster, all switched off by one flag,
+:data:`SHORTCUTS`: a large group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`)
+instead of pair by pair; a group of many repeated calls is matched over classes of identical
+calls (:func:`_match_classes`: the same pairs for greedy, an assignment of the same cost for
+optimal); and a small group where each call has its own exact partner takes those pairs
+without an assignment solver (:func:`_forced_exact`).
 """
 
 from __future__ import annotations
 
 import collections
+import copy
 import marshal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -16,18 +24,11 @@ from functools import lru_cache
 from math import lcm
 from typing import Any
 
+import numpy as np
+
 from .calls import Call, GoldCall, coerce_structured
 from .counting import VERDICT_COUNTS
-from .judge import (
-    EXACT_ONLY,
-    INEXACT_ONLY,
-    ArgVerdict,
-    PairResult,
-    _compare,
-    compare_call,
-    exact_matrix,
-    gold_repr,
-)
+from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group
 from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, validate_weights
 from .values import Canonicalizer, NameCanonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
@@ -35,7 +36,6 @@ __all__ = [
     "ArgVerdict",  # judged pairs, re-exported: toolcall_f1.matching.compare_call keeps working
     "PairResult",
     "compare_call",
-    "exact_matrix",
     "gold_repr",
     "assign",
     "match_calls",
@@ -46,55 +46,17 @@ __all__ = [
 MATCHINGS = ("greedy", "optimal")
 LEVELS = ("call", "arg")
 
-# --------------------------------------------------------------------------- assignment
+#: The speed shortcuts (keyed judging of large groups, classes of identical calls). Off, every
+#: pair is judged in full by :func:`compare_call`: the same results, for tests to compare.
+SHORTCUTS = True
+#: From this many pairs in a group on, the shortcuts are tried (below, judging in full is as fast).
+_SHORTCUT_FROM = 64
 
+#: A pair judged for exactness alone, where counting reads nothing else (call level, no details).
+EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
+INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 
-def _unmatched_pred_weight(call: Call, spec: ToolSpec) -> list[float]:
-    return [spec.arg_weight(k) for k in call.arguments]
-
-
-def _unmatched_gold_weight(call: GoldCall, spec: ToolSpec) -> list[float]:
-    return [spec.arg_weight(k) for k, acc in call.arguments.items() if not acc.optional]
-
-
-def _greedy_ranks(results: list[list[PairResult]]) -> list[list[tuple[bool, int, int]]]:
-    """Each pair's rank for the greedy matcher: ``(not exact, -agree, errors)``, lowest first.
-
-    agree and errors are ranked exactly (integers over a common denominator), so that a
-    float sum such as 0.1 + 0.2 never outranks an equal 0.3.
-    """
-    scale, _ = _to_int_scale([v.weight for row in results for r in row for v in r.verdicts] or [1.0])
-
-    def rank(r: PairResult) -> tuple[bool, int, int]:
-        agree = errors = 0
-        for v in r.verdicts:
-            tp, fp, fn = VERDICT_COUNTS[v.verdict]
-            agree += tp * scale[v.weight]
-            errors += (fp + fn) * scale[v.weight]
-        return not r.exact, -agree, errors
-
-    return [[rank(r) for r in row] for row in results]
-
-
-def _greedy(results: list[list[PairResult]]) -> list[tuple[int, int]]:
-    """Candidate pairs best-first — by rank (:func:`_greedy_ranks`), then prediction index,
-    then gold index — each taken while both calls are free (SPEC §6)."""
-    ranked = sorted(
-        (*rank, i, j) for i, row in enumerate(_greedy_ranks(results)) for j, rank in enumerate(row)
-    )
-    used_p: set[int] = set()
-    used_g: set[int] = set()
-    pairs = []
-    limit = min(len(results), len(results[0]) if results else 0)
-    for _, _, _, i, j in ranked:
-        if i in used_p or j in used_g:
-            continue
-        used_p.add(i)
-        used_g.add(j)
-        pairs.append((i, j))
-        if len(pairs) == limit:
-            break
-    return sorted(pairs)
+# --------------------------------------------------------------------------- exact weights
 
 
 @lru_cache(maxsize=4096)
@@ -104,257 +66,258 @@ def _fraction(w: float) -> Fraction:
     return Fraction(repr(float(w)))
 
 
-def _to_int_scale(weights: Iterable[float]) -> tuple[dict[float, int], int]:
+def _to_int_scale(weights: Iterable[float]) -> dict[float, int]:
     """Exact integer images of weights: ``w * D`` for the least common denominator ``D``."""
     fracs = {w: _fraction(w) for w in set(weights)}
     denom = 1
     for f in fracs.values():
         if f.denominator != 1:
             denom = lcm(denom, f.denominator)
-    return {w: f.numerator * (denom // f.denominator) for w, f in fracs.items()}, denom
+    return {w: f.numerator * (denom // f.denominator) for w, f in fracs.items()}
 
 
-def _group_scale(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
+def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
     """The exact integer image of every weight a group's pairs can involve: the tool weight,
-    1 (the name field) and the weight of every argument of every call (each argument of each
-    call appears in the verdicts of some pair, and unmatched calls weigh a subset of them)."""
-    weights = {spec.weight, 1.0}
-    for p in preds:
-        weights.update(spec.arg_weight(k) for k in p.arguments)
-    for g in golds:
-        weights.update(spec.arg_weight(k) for k in g.arguments)
-    scale, _ = _to_int_scale(weights)
-    return scale
+    1 (the name field) and the weight of every argument of every call."""
+    keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
+    return _to_int_scale({spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)})
 
 
-def _optimal(
-    results: list[list[PairResult]],
-    preds: Sequence[Call],
-    golds: Sequence[GoldCall],
-    spec: ToolSpec,
-    level: str,
-) -> list[tuple[int, int]]:
-    if level == "call":
-        return _optimal_call([[r.exact for r in row] for row in results], preds, golds, spec)
-    return _solve(*_arg_costs(results, preds, golds, spec))
-
-
-Costs = tuple[list[list[int]], list[list[int]], list[list[int]], list[list[int]]]
-
-
-def _arg_costs(
-    results: list[list[PairResult]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
-) -> Costs:
-    """The optimal matcher's objective at argument level, per pair, in exact integers:
-    ``(primary, exact, tp, fp)`` — FP+FN the pair adds over leaving both calls unmatched, 1
-    for an exact pair, its TP, and the FP it adds over leaving the prediction unmatched."""
-    n, m = len(results), len(results[0])
-    scale = _group_scale(preds, golds, spec)
-    wt = scale[spec.weight]
-
-    # Per-call cost of leaving it unmatched (FP+FN and FP), in integers.
-    un_p = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_pred_weight(p, spec))) for p in preds]
-    un_g = [wt * (scale[1.0] + sum(scale[w] for w in _unmatched_gold_weight(g, spec))) for g in golds]
-
-    primary = [[0] * m for _ in range(n)]
-    exact = [[0] * m for _ in range(n)]
-    tp = [[0] * m for _ in range(n)]
-    fp = [[0] * m for _ in range(n)]
-    for i, row in enumerate(results):
-        for j, r in enumerate(row):
-            pair_tp, pair_fp, pair_fn = scale[1.0], 0, 0  # the name field agrees
+def _numbers(results: list[list[PairResult]], units: Mapping[float, int]) -> GroupNumbers:
+    """:class:`GroupNumbers` of pairs judged in full: their exactness and argument counts."""
+    tp, fp, fn = [], [], []
+    for row in results:
+        for r in row:
+            a = b = c = 0
             for v in r.verdicts:
-                counts = VERDICT_COUNTS[v.verdict]
-                pair_tp += counts[0] * scale[v.weight]
-                pair_fp += counts[1] * scale[v.weight]
-                pair_fn += counts[2] * scale[v.weight]
-            primary[i][j] = wt * (pair_fp + pair_fn) - un_p[i] - un_g[j]
-            exact[i][j] = 1 if r.exact else 0
-            tp[i][j] = wt * pair_tp
-            fp[i][j] = wt * pair_fp - un_p[i]
-    return primary, exact, tp, fp
+                counts, unit = VERDICT_COUNTS[v.verdict], units[v.weight]
+                a, b, c = a + counts[0] * unit, b + counts[1] * unit, c + counts[2] * unit
+            tp.append(a)
+            fp.append(b)
+            fn.append(c)
+    shape = (len(results), len(results[0]))
+    exact = np.array([r.exact for row in results for r in row], dtype=bool).reshape(shape)
+    return GroupNumbers(exact, *(_int_array(c).reshape(shape) for c in (tp, fp, fn)))
 
 
-def _call_costs(
-    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
-) -> Costs:
-    """The objective at call level, where a pair counts only as exact or not."""
-    wt = _group_scale(preds, golds, spec)[spec.weight]
-    # a pair: exact (no error, TP wt) or not (FP+FN 2wt, FP wt); unmatched: wt each side
-    primary = [[(0 if x else 2 * wt) - 2 * wt for x in row] for row in exact_pairs]
-    exact = [[1 if x else 0 for x in row] for row in exact_pairs]
-    tp = [[wt if x else 0 for x in row] for row in exact_pairs]
-    fp = [[(0 if x else wt) - wt for x in row] for row in exact_pairs]
-    return primary, exact, tp, fp
+def _int_array(values: list[int]) -> Any:
+    """Integers as an ``int64`` array when they surely fit, else as exact Python ints."""
+    if not values or max(values) < 2**60 and min(values) > -(2**60):
+        return np.array(values, dtype=np.int64)
+    return np.array(values, dtype=object)
 
 
-def _optimal_call(
-    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec
-) -> list[tuple[int, int]]:
-    """The optimal assignment at call level, where a pair counts only as exact or not."""
-    return _solve(*_call_costs(exact_pairs, preds, golds, spec))
+# --------------------------------------------------------------------------- greedy
 
 
-def _most_exact_pairs(
-    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, canon: Canonicalizer,
-    fill_defaults: bool,
-) -> list[tuple[int, int, bool]]:
-    """:func:`_most_exact` for one name group, as ``(i, j, exact)``, judging as few pairs as
-    it can: first each prediction against the free gold calls in turn (starting with its own
-    position, where parallel calls usually are), and when that pairs every call of the
-    smaller side exactly — as many exact pairs as there can be — no other pair is judged;
-    otherwise every pair is judged and matched in full."""
-    n, m = len(preds), len(golds)
-    want = min(n, m)
-    taken: list[tuple[int, int, bool]] = []
-    free = list(range(m))
-    for i in range(n):
-        if len(taken) == want:
-            break
-        for step in range(len(free)):
-            j = free[(i + step) % len(free)]
-            if _compare(preds[i], golds[j], tool, None, canon, fill_defaults, None)[0]:
-                taken.append((i, j, True))
-                free.remove(j)
-                break
-        else:
-            if n <= m:
-                break  # every prediction needs an exact partner, and this one has none left
-    if len(taken) == want:
-        return sorted(taken)
-    exact_pairs = exact_matrix(preds, golds, tool, canon, fill_defaults)
-    return [(a, b, exact_pairs[a][b]) for a, b in _most_exact(exact_pairs)]
-
-
-def _most_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]]:
-    """A full assignment (every call of the smaller side paired) with as many exact pairs as
-    any assignment can have: a maximum matching of the exact pairs, the rest paired in order.
-
-    At call level the optimal matcher's counts depend only on that number — TP ``k·w``, FP
-    ``(n−k)·w``, FN ``(m−k)·w`` for ``k`` exact pairs, one tool weight ``w`` — and its
-    objective (fewest FP+FN, then most exact pairs) always reaches the largest ``k``.
-    """
-    n, m = len(exact_pairs), len(exact_pairs[0])
-    match_of_gold = [-1] * m
-    if n * m > 4096:
-        import numpy as np
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import maximum_bipartite_matching
-
-        graph = csr_matrix(np.array(exact_pairs, dtype=bool))
-        for j, i in enumerate(maximum_bipartite_matching(graph, perm_type="row").tolist()):
-            match_of_gold[j] = i
-    else:
-        adjacent = [[j for j, x in enumerate(row) if x] for row in exact_pairs]
-
-        def augment(i: int, seen: list[bool]) -> bool:  # Kuhn's augmenting path
-            for j in adjacent[i]:
-                if not seen[j]:
-                    seen[j] = True
-                    if match_of_gold[j] < 0 or augment(match_of_gold[j], seen):
-                        match_of_gold[j] = i
-                        return True
-            return False
-
-        for i in range(n):
-            if adjacent[i]:
-                augment(i, [False] * m)
-    pairs = [(i, j) for j, i in enumerate(match_of_gold) if i >= 0]
-    free_p = iter(sorted(set(range(n)) - {i for i, _ in pairs}))
-    free_g = [j for j in range(m) if match_of_gold[j] < 0]
-    pairs.extend(zip(free_p, free_g))
+def _greedy(numbers: GroupNumbers) -> list[tuple[int, int]]:
+    """Candidate pairs best-first — exact first, then more agreeing weight, fewer errors,
+    lower prediction index, lower gold index — each taken while both calls are free (SPEC §6)."""
+    n, m = numbers.exact.shape
+    if n == 0 or m == 0:
+        return []
+    # lexsort is stable: ties keep the flat order i * m + j, i.e. (prediction, gold) index
+    order = np.lexsort((_ranks(numbers.fp + numbers.fn), _ranks(-numbers.tp), ~numbers.exact.ravel()))
+    free_p, free_g = bytearray(b"\1") * n, bytearray(b"\1") * m
+    pairs: list[tuple[int, int]] = []
+    limit = min(n, m)
+    for start in range(0, n * m, 1 << 16):
+        for flat in order[start : start + (1 << 16)].tolist():
+            i, j = divmod(flat, m)
+            if free_p[i] and free_g[j]:
+                free_p[i] = free_g[j] = 0
+                pairs.append((i, j))
+                if len(pairs) == limit:
+                    return sorted(pairs)
     return sorted(pairs)
 
 
-def _compose(primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]],
-             k: int) -> list[list[int]]:
-    """One exact integer cost whose sum over any ``k`` pairs orders assignments by
-    (primary, -exact, -tp, fp) lexicographically."""
-    span_fp = 2 * k * max(abs(x) for row in fp for x in row) + 1
-    span_tp = 2 * k * max(abs(x) for row in tp for x in row) + 1
-    m3 = span_fp
-    m2 = span_tp * m3
-    m1 = (2 * k + 1) * m2
-    return [
-        [p * m1 - e * m2 - t * m3 + f for p, e, t, f in zip(*rows)]
-        for rows in zip(primary, exact, tp, fp)
-    ]
+def _ranks(values: Any) -> Any:
+    """Flattened values as sortable ``int64`` (exact Python ints become their rank)."""
+    if values.dtype == object:
+        return np.unique(values.ravel(), return_inverse=True)[1].ravel()
+    return values.ravel()
 
 
-def _solve(
-    primary: list[list[int]], exact: list[list[int]], tp: list[list[int]], fp: list[list[int]]
-) -> list[tuple[int, int]]:
-    """Minimise (primary, -exact, -tp, fp) lexicographically, exactly.
-
-    scipy's solver on one composed cost when every sum fits a float64 exactly; else the
-    four objectives one after the other (:func:`_lexicographic`) when each fits; else the
-    pure-Python :func:`_hungarian_exact` over the composed integers (weights written with
-    16 significant digits, such as 1/3, on large groups).
-    """
-    n, m = len(primary), len(primary[0])
-    k = min(n, m)
-    cost = _compose(primary, exact, tp, fp, k)
-    if _fits(cost, k):
-        import numpy as np
-        from scipy.optimize import linear_sum_assignment
-
-        rows, cols = linear_sum_assignment(np.array(cost, dtype=np.float64))
-        return sorted(zip(rows.tolist(), cols.tolist()))
-    stages = [primary, [[-x for x in row] for row in exact], [[-x for x in row] for row in tp], fp]
-    if all(_fits(stage, max(n, m)) for stage in stages):
-        return _lexicographic(stages)
-    return _hungarian_exact(cost)
+# --------------------------------------------------------------------------- optimal
 
 
-def _fits(cost: list[list[int]], k: int) -> bool:
-    """Are sums of ``k`` entries (and potentials, up to twice that) exact in a float64?"""
-    return max(abs(x) for row in cost for x in row) * 2 * (k + 1) < 2**53
+class Cost:
+    """The optimal matcher's exact integer cost, kept as its parts: ``cost[i, j] =
+    primary·wt·m1 − exact·m2 − tp·wt·m3 + fp·wt`` (each part an array, ``wt`` the tool
+    weight's units, ``m1 > m2 > m3`` the spans that make the sum over ``k`` pairs order
+    assignments by primary, then exact, then tp, then fp)."""
+
+    def __init__(self, primary: Any, exact: Any, tp: Any, fp: Any, wt: int, k: int) -> None:
+        def most(a: Any) -> int:
+            return max(abs(int(a.max())), abs(int(a.min()))) if a.size else 0
+
+        self.parts, self.wt = (primary, exact, tp, fp), wt
+        self.m3 = 2 * k * wt * most(fp) + 1
+        self.m2 = (2 * k * wt * most(tp) + 1) * self.m3
+        self.m1 = (2 * k + 1) * self.m2
+        self.bound = most(primary) * wt * self.m1 + self.m2 + most(tp) * wt * self.m3 + most(fp) * wt
+        #: Floats of the cost are of ``cost >> shift`` (an image in float64 range, for any weights).
+        self.shift = max(0, self.bound.bit_length() - 900)
+        self.shape = exact.shape
+
+    def transposed(self) -> Cost:
+        other = copy.copy(self)
+        other.parts, other.shape = tuple(p.T for p in self.parts), self.shape[::-1]
+        return other
+
+    def factors(self) -> tuple[int, int, int, int]:
+        return self.wt * self.m1, -self.m2, -self.wt * self.m3, self.wt
+
+    def rows(self, rows: Any = slice(None), kind: Any = object) -> Any:
+        """The exact cost of ``rows`` (``object``: Python ints; ``np.int64`` if it fits; or
+        ``np.float64``, rounded)."""
+        out = 0
+        for part, factor in zip(self.parts, self.factors()):
+            if kind is np.float64:
+                out = out + part[rows].astype(np.float64) * float(factor >> self.shift)
+            else:
+                out = out + part[rows].astype(kind) * factor
+        return out
 
 
-def _lexicographic(stages: list[list[list[int]]]) -> list[tuple[int, int]]:
-    """An assignment minimising ``stages[0]``, then among those ``stages[1]``, and so on.
+def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
+             units: Mapping[float, int], level: str, k: int | None = None) -> Cost:
+    """The cost whose minimum over assignments of ``k`` pairs (default: the smaller side) is
+    the optimal matcher's objective: fewest FP+FN at ``level``, then most exact pairs, then
+    most TP, then fewest FP — in exact integers (each but exactness in units of ``wt``)."""
+    n, m = numbers.exact.shape
+    wt, name = units[spec.weight], units[1.0]
+    exact = numbers.exact.astype(np.int64)
+    if level == "call":  # a pair: exact (TP wt) or not (FP+FN 2wt); unmatched: wt each side
+        return Cost(-2 * exact, exact, exact, -exact, wt, min(n, m) if k is None else k)
+    # the cost of leaving a call unmatched (FP+FN, and FP): its name and arguments
+    un_p = _int_array([name + sum(units[spec.arg_weight(a)] for a in p.arguments) for p in preds])[:, None]
+    un_g = _int_array([name + sum(units[spec.arg_weight(a)] for a, acc in g.arguments.items() if not acc.optional)
+                       for g in golds])[None, :]
+    wide = object if object in (un_p.dtype, un_g.dtype, numbers.tp.dtype) or 4 * int(un_p.max(initial=0)) + 4 * int(
+        un_g.max(initial=0)) >= 2**62 else np.int64
+    tp_args, fp_args, fn_args, un_p, un_g = (a.astype(wide) for a in (numbers.tp, numbers.fp, numbers.fn, un_p, un_g))
+    return Cost(fp_args + fn_args - un_p - un_g, exact, name + tp_args, fp_args - un_p, wt,
+                min(n, m) if k is None else k)
 
-    Each stage is one scipy solve over the pairs still allowed. After a stage, dual
-    potentials of its optimum are found (:func:`_tight_pairs`); a pair whose reduced cost is
-    not zero is in no optimal assignment of that stage, so it is dropped for the next. Every
-    number stays an integer a float64 holds exactly (:func:`_fits`).
-    """
-    import numpy as np
+
+#: Up to this much work (n·m·min(n, m)) the exact integer solver is the pure-Python
+#: Hungarian (:func:`_hungarian_exact`); above it, scipy's answer in floats repaired exactly.
+_HUNGARIAN_WORK = 10**6
+
+
+def _solve(cost: Cost) -> list[tuple[int, int]]:
+    """The assignment of least total cost, every call of the smaller side paired: scipy's
+    solver when every sum fits a float64 exactly; else an exact solver."""
     from scipy.optimize import linear_sum_assignment
 
-    n, m = len(stages[0]), len(stages[0][0])
-    size = max(n, m)  # square, with zero-cost stand-ins for the calls the smaller side lacks
-    allowed = np.ones((size, size), dtype=bool)
-    cols = np.arange(size)
-    for number, stage in enumerate(stages):
-        cost = np.zeros((size, size))
-        cost[:n, :m] = np.array(stage, dtype=np.float64)
-        cost[~allowed] = np.inf
-        rows, cols = linear_sum_assignment(cost)
-        if number < len(stages) - 1:
-            allowed &= _tight_pairs(cost, cols)
-    return sorted((i, j) for i, j in zip(rows.tolist(), cols.tolist()) if i < n and j < m)
+    n, m = cost.shape
+    k = min(n, m)
+    if cost.bound < 2**62:
+        full = cost.rows(kind=np.int64)
+        if max(abs(int(full.max())), abs(int(full.min()))) * 2 * (k + 1) < 2**53:
+            rows, cols = linear_sum_assignment(full.astype(np.float64))
+            return sorted(zip(rows.tolist(), cols.tolist()))
+    if n * m * k <= _HUNGARIAN_WORK:
+        return _hungarian_exact(cost.rows().tolist())
+    return _repaired(cost)
 
 
-def _tight_pairs(cost: Any, assigned: Any) -> Any:
-    """The pairs of zero reduced cost under dual potentials of the optimal ``assigned``
-    (row ``i`` to column ``assigned[i]``) of a square ``cost``: column potentials start at 0
-    and fall to the cheapest way in, each row's potential keeping its own pair tight, until
-    nothing changes (no negative cycle, so at most one round per row)."""
-    import numpy as np
+def _repaired(cost: Cost) -> list[tuple[int, int]]:
+    """The exact least-cost assignment of a large cost that floats cannot hold: scipy's
+    answer on the float64 image, then each negative cycle of the residual graph, found with
+    exact integers (:func:`_negative_cycle`), cancelled, until there is none — which proves
+    the assignment optimal."""
+    from scipy.optimize import linear_sum_assignment
 
-    n = len(assigned)
-    own = cost[np.arange(n), assigned]
-    col = np.zeros(n)
-    for _ in range(n + 1):
-        row = col[assigned] - own
-        lowered = np.minimum(col, (row[:, None] + cost).min(axis=0))
-        if np.array_equal(lowered, col):
-            break
-        col = lowered
-    row = col[assigned] - own
-    with np.errstate(invalid="ignore"):
-        return (cost + row[:, None] - col[None, :]) == 0
+    flipped = cost.shape[0] > cost.shape[1]
+    if flipped:
+        cost = cost.transposed()
+    image = cost.rows(kind=np.float64)
+    rows, cols = linear_sum_assignment(image)
+    col_of = cols[np.argsort(rows)].tolist()  # row i sits in column col_of[i]; every row sits
+    while (cycle := _negative_cycle(cost, image, col_of)) is not None:
+        owner = {c: i for i, c in enumerate(col_of)}
+        moves = [(owner[u], v) for u, v in zip(cycle, cycle[1:] + cycle[:1]) if u < cost.shape[1] and v < cost.shape[1]]
+        if sum(cost.rows(i)[v] - cost.rows(i)[col_of[i]] for i, v in moves) >= 0:
+            raise RuntimeError("exact assignment: a cycle that is not negative")  # cannot happen
+        for i, v in moves:
+            col_of[i] = v
+    pairs = list(enumerate(col_of))
+    return sorted((j, i) for i, j in pairs) if flipped else pairs
+
+
+def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | None:
+    """A cycle of negative total cost in the residual graph of an assignment (rows ≤ columns),
+    or None when there is none (the assignment is then optimal).
+
+    Nodes are the columns and a source ``S`` (numbered ``m``). The row in column ``c`` may
+    move to any column ``j`` (edge ``c → j``, cost ``cost[row, j] − cost[row, c]``); a free
+    column may be the one a chain of moves ends in (``f → S``, 0), and any column the one it
+    starts from, left free (``S → c``, 0). Shortest distances by queue-based Bellman-Ford in
+    exact integers (``image``, the cost in floats, skips the columns that surely cannot
+    improve); a cycle among the predecessors is a negative cycle.
+    """
+    n, m = cost.shape
+    owner = np.full(m, -1)
+    owner[col_of] = np.arange(n)
+    dist = np.zeros(m, dtype=object)  # every column reached from S at 0
+    near = np.zeros(m)  # dist in floats, to skip the columns that surely cannot improve
+    slack = float(cost.bound >> cost.shift) * (4 * m + 4) * 2.0**-45  # far above any float rounding here
+    dist_s = 0
+    pred = np.full(m + 1, m)  # a column's way in: from S, until a shorter one is found
+    pred[m] = -1
+    queue = collections.deque(col_of)
+    queued = np.zeros(m + 1, dtype=bool)
+    queued[col_of] = True
+    pops = 0
+    while queue:
+        c = queue.popleft()
+        queued[c] = False
+        if c == m:  # S: every column may start a chain
+            better = np.flatnonzero(dist > dist_s)
+            dist[better] = dist_s
+        elif owner[c] < 0:  # a free column: the chain ends
+            better = np.array([m] if dist[c] < dist_s else [], dtype=np.int64)
+            if len(better):
+                dist_s = dist[c]
+        else:
+            i = owner[c]
+            rough = image[i]
+            maybe = np.flatnonzero(rough + (near[c] - rough[c]) < near + slack)
+            reach = cost.rows((i, maybe)) + (dist[c] - cost.rows((i, [c]))[0])
+            better = maybe[reach < dist[maybe]]
+            dist[better] = reach[reach < dist[maybe]]
+        near[better[better < m]] = (dist[better[better < m]] >> cost.shift).astype(np.float64)
+        if len(better):
+            pred[better] = c
+            fresh = better[~queued[better]]
+            queued[fresh] = True
+            queue.extend(fresh.tolist())
+        pops += 1
+        if pops % (m + 1) == 0 and (cycle := _cycle_of(pred)) is not None:
+            return cycle
+    return None
+
+
+def _cycle_of(pred: Any) -> list[int] | None:
+    """A cycle in the predecessor graph (each node's ``pred``), in edge order, or None."""
+    state = [0] * len(pred)  # 0 new, 1 on the current walk, 2 done
+    links = pred.tolist()
+    for start in range(len(links)):
+        walk = []
+        node = start
+        while node >= 0 and state[node] == 0:
+            state[node] = 1
+            walk.append(node)
+            node = links[node]
+        if node >= 0 and state[node] == 1:  # back on this walk: a cycle
+            cycle = walk[walk.index(node):]
+            return cycle[::-1]  # pred points backwards: reverse into edge order
+        for v in walk:
+            state[v] = 2
+    return None
 
 
 def _hungarian_exact(cost: list[list[int]]) -> list[tuple[int, int]]:
@@ -421,59 +384,98 @@ def assign(
     matching: str = "greedy",
     level: str = "call",
 ) -> list[tuple[int, int]]:
-    """Pair the calls of one name group; ``results[i][j]`` judges ``preds[i]`` vs ``golds[j]``.
+    """Pair the calls of one name group; ``results[i][j]`` judges ``preds[i]`` vs ``golds[j]``
+    (:func:`compare_call`), ``spec`` gives the weights.
 
     Every call of the smaller side is paired. Returns ``(i, j)`` index pairs, sorted.
+
+    Examples
+    --------
+    >>> from toolcall_f1.schema import compile_tools
+    >>> preds = [Call("f", {"x": 1}), Call("f", {"x": 2})]
+    >>> golds = [GoldCall.from_call(Call("f", {"x": 2}))]
+    >>> assign([[compare_call(p, g)] for p in preds for g in golds], preds, golds, compile_tools([], {}).spec_for_weights("f"))
+    [(1, 0)]
     """
     if not results or not results[0]:
         return []
-    if len(results) == 1 and len(results[0]) == 1:
+    units = _group_units(preds, golds, spec)
+    return _assign(_numbers(results, units), preds, golds, spec, units, matching, level)
+
+
+def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
+            units: Mapping[float, int], matching: str, level: str) -> list[tuple[int, int]]:
+    if numbers.exact.size == 1:
         return [(0, 0)]
-    if matching == "greedy" or level == "call" or len(results) == len(results[0]):
-        forced = _forced_exact([[r.exact for r in row] for row in results])
-        if forced is not None:
-            return forced
     if matching == "greedy":
-        return _greedy(results)
-    return _optimal(results, preds, golds, spec, level)
+        return _greedy(numbers)
+    return _solve(_optimal(numbers, preds, golds, spec, units, level))
+
+
+# --------------------------------------------------------------------------- one name group
+
+
+def _match_group(
+    gp: Sequence[Call], gg: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
+    fill_defaults: bool, matching: str, level: str, details: bool,
+) -> list[tuple[int, int, PairResult]]:
+    """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``:
+    every pair judged for its numbers, assigned, and the chosen pairs judged in full
+    (for exactness alone where nothing else is counted: call level without details)."""
+    exact_only = not details and level == "call"  # nothing but exactness is counted
+
+    def judge(a: int, b: int) -> PairResult:
+        if exact_only and matching == "optimal":  # nor is anything else assigned on
+            return EXACT_ONLY if is_exact(gp[a], gg[b], tool, canon, fill_defaults) else INEXACT_ONLY
+        return compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+
+    if len(gp) == len(gg) == 1:  # one pair: the only choice
+        if exact_only:
+            return [(0, 0, EXACT_ONLY if is_exact(gp[0], gg[0], tool, canon, fill_defaults) else INEXACT_ONLY)]
+        return [(0, 0, judge(0, 0))]
+    units = _group_units(gp, gg, wspec)
+    if SHORTCUTS and len(gp) * len(gg) >= _SHORTCUT_FROM:
+        classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, units)
+        if classed is not None:
+            return classed
+        numbers = judge_group(gp, gg, tool, wspec, canon, fill_defaults, units)
+        picked = _assign(numbers, gp, gg, wspec, units, matching, level)
+        if exact_only:
+            return [(a, b, EXACT_ONLY if numbers.exact[a, b] else INEXACT_ONLY) for a, b in picked]
+        return [(a, b, judge(a, b)) for a, b in picked]
+    results = [[judge(a, b) for b in range(len(gg))] for a in range(len(gp))]
+    chosen: list[tuple[int, int]] | None = None
+    if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
+        chosen = _forced_exact([[r.exact for r in row] for row in results])
+    if chosen is None:
+        chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
+    return [(a, b, results[a][b]) for a, b in chosen]
 
 
 def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None:
     """The pairs when every call of the smaller side has exactly one exact partner, each a
-    different one — the common case of parallel calls to one tool; else None.
+    different one (parallel calls to one tool, the common case); else None.
 
-    Then both matchers must return exactly these pairs: greedy takes exact pairs first and
-    none of these collide; for the optimal matcher at call level (or with as many predicted
-    as gold calls, at either level) it is the one assignment with every pair exact, which
-    beats every other on FP+FN or, at equal cost, on the number of exact pairs.
+    Both matchers then choose exactly these pairs: greedy takes exact pairs first and none
+    of these collide; for the optimal matcher at call level (or with as many predicted as
+    gold calls, at either level) it is the one assignment with every pair exact, better
+    than any other on FP+FN or, at equal cost, on the number of exact pairs.
     """
-    n, m = len(exact_pairs), len(exact_pairs[0])
-    if n > m:  # the gold side is the smaller one: the same question about the transposed matrix
+    if len(exact_pairs) > len(exact_pairs[0]):  # gold is the smaller side: the transposed question
         flipped = _forced_exact([list(column) for column in zip(*exact_pairs)])
         return None if flipped is None else sorted((i, j) for j, i in flipped)
-    pairs: list[tuple[int, int]] = []
-    taken: set[int] = set()
+    pairs = []
     for i, row in enumerate(exact_pairs):
-        found = -1
-        for j, is_exact in enumerate(row):
-            if is_exact:
-                if found >= 0:
-                    return None
-                found = j
-        if found < 0 or found in taken:
+        partners = [j for j, x in enumerate(row) if x]
+        if len(partners) != 1:
             return None
-        taken.add(found)
-        pairs.append((i, found))
-    return pairs
+        pairs.append((i, partners[0]))
+    return pairs if len({j for _, j in pairs}) == len(pairs) else None
 
 
 # --------------------------------------------------------------------------- repeated calls
 
-#: From this many pairs in a name group on, identical calls are judged once (see
-#: :func:`_match_classes`); below it every pair is judged, which is as fast.
-_CLASSES_FROM = 64
-#: The most distinct (prediction, gold) pairs the class route solves (with few distinct
-#: calls the classes stay few; many distinct calls are judged pair by pair).
+#: The most distinct (prediction, gold) pairs the class route solves.
 _MAX_CLASS_PAIRS = 256
 
 
@@ -503,17 +505,9 @@ def _strict_key(value: Any) -> bytes | None:
         return None
 
 
-def _pred_key(call: Call) -> bytes | None:
-    return _strict_key(tuple(call.arguments.items()))
-
-
-def _gold_key(call: GoldCall) -> bytes | None:
-    return _strict_key(tuple((k, acc.values, acc.optional) for k, acc in call.arguments.items()))
-
-
 def _match_classes(
     preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
-    canon: Canonicalizer, fill_defaults: bool, matching: str, level: str, exact_only: bool,
+    canon: Canonicalizer, fill_defaults: bool, matching: str, level: str, units: Mapping[float, int],
 ) -> list[tuple[int, int, PairResult]] | None:
     """One name group with many repeated calls: identical predictions (and identical gold
     calls) judge alike against everything, so each distinct pair is judged once, and the
@@ -524,27 +518,22 @@ def _match_classes(
     optimal matcher minimises the same exact objective (:func:`_transport`), breaking ties
     its own deterministic way.
     """
-    p_class, p_reps = _classes([_pred_key(p) for p in preds])
-    g_class, g_reps = _classes([_gold_key(g) for g in golds])
+    p_class, p_reps = _classes([_strict_key(tuple(p.arguments.items())) for p in preds])
+    g_class, g_reps = _classes([_strict_key(tuple((k, a.values, a.optional) for k, a in g.arguments.items()))
+                                for g in golds])
     distinct = len(p_reps) * len(g_reps)
     if distinct > _MAX_CLASS_PAIRS or 4 * distinct > len(preds) * len(golds):
         return None
     rp, rg = [preds[i] for i in p_reps], [golds[j] for j in g_reps]
-    if exact_only and matching == "optimal":  # its counts need only which pairs are exact
-        judged = [[EXACT_ONLY if _compare(p, g, tool, None, canon, fill_defaults, None)[0] else INEXACT_ONLY
-                   for g in rg] for p in rp]
-    else:
-        judged = [[compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
-                   for g in rg] for p in rp]
+    judged = [[compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+               for g in rg] for p in rp]
+    numbers = _numbers(judged, units)
     if matching == "greedy":
-        pairs = _greedy_classes(judged, p_class, g_class)
+        pairs = _greedy_classes(numbers, p_class, g_class)
     else:
-        if level == "call":
-            costs = _call_costs([[r.exact for r in row] for row in judged], rp, rg, wspec)
-        else:
-            costs = _arg_costs(judged, rp, rg, wspec)
         k = min(len(preds), len(golds))
-        flows = _transport(_compose(*costs, k), _sizes(p_class, len(p_reps)), _sizes(g_class, len(g_reps)), k)
+        cost = _optimal(numbers, rp, rg, wspec, units, level, k).rows().tolist()
+        flows = _transport(cost, _sizes(p_class, len(p_reps)), _sizes(g_class, len(g_reps)), k)
         pairs = _pairs_of_flows(flows, p_class, g_class)
     return [(i, j, judged[p_class[i]][g_class[j]]) for i, j in pairs]
 
@@ -563,7 +552,7 @@ def _members(class_of: list[int], n: int) -> list[list[int]]:
     return members
 
 
-def _greedy_classes(judged: list[list[PairResult]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+def _greedy_classes(numbers: GroupNumbers, p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
     """:func:`_greedy` over every pair, computed on classes of identical calls.
 
     The full greedy takes pairs by rank, then prediction index, then gold index. Within one
@@ -572,13 +561,15 @@ def _greedy_classes(judged: list[list[PairResult]], p_class: list[int], g_class:
     the lowest free index is always the first one left. So each rank costs one pass over the
     predictions, not over every pair.
     """
-    ranks = _greedy_ranks(judged)
+    na, nb = numbers.exact.shape
+    errors = (numbers.fp + numbers.fn).tolist()
     by_rank: dict[tuple[bool, int, int], dict[int, list[int]]] = {}
-    for a, row in enumerate(ranks):
-        for b, rank in enumerate(row):
+    for a in range(na):
+        for b in range(nb):
+            rank = (not numbers.exact[a, b], -int(numbers.tp[a, b]), int(errors[a][b]))
             by_rank.setdefault(rank, {}).setdefault(a, []).append(b)
-    free_preds = _members(p_class, len(judged))
-    free_golds = [collections.deque(m) for m in _members(g_class, len(judged[0]))]
+    free_preds = _members(p_class, na)
+    free_golds = [collections.deque(m) for m in _members(g_class, nb)]
     limit = min(len(p_class), len(g_class))
     pairs: list[tuple[int, int]] = []
     for rank in sorted(by_rank):
@@ -594,34 +585,6 @@ def _greedy_classes(judged: list[list[PairResult]], p_class: list[int], g_class:
                 if len(pairs) == limit:
                     return sorted(pairs)
     return sorted(pairs)
-
-
-def _greedy_exact_first(
-    exact_pairs: list[list[bool]], preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None,
-    wspec: ToolSpec, canon: Canonicalizer, fill_defaults: bool,
-) -> list[tuple[int, int, bool]]:
-    """Greedy's pairs, as far as counts at call level go: ``(i, j, exact)``.
-
-    Greedy takes every exact pair it can before any other (an exact pair ranks first), so
-    which exact pairs it takes is decided among the exact pairs alone — judged in full here
-    for their rank. The rest are paired in index order: at call level any pairing of them
-    counts the same (each pair FP and FN at the one tool weight of the group).
-    """
-    candidates = [(i, j) for i, row in enumerate(exact_pairs) for j, x in enumerate(row) if x]
-    judged = [[compare_call(preds[i], golds[j], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
-               for i, j in candidates]]
-    ranks = _greedy_ranks(judged)[0] if candidates else []
-    taken_p: set[int] = set()
-    taken_g: set[int] = set()
-    out: list[tuple[int, int, bool]] = []
-    for *_, i, j in sorted((*rank, i, j) for rank, (i, j) in zip(ranks, candidates)):
-        if i not in taken_p and j not in taken_g:
-            taken_p.add(i)
-            taken_g.add(j)
-            out.append((i, j, True))
-    rest = zip((i for i in range(len(preds)) if i not in taken_p), (j for j in range(len(golds)) if j not in taken_g))
-    out.extend((i, j, False) for i, j in rest)
-    return sorted(out)
 
 
 def _transport(cost: list[list[int]], supply: list[int], demand: list[int], k: int) -> list[list[int]]:
@@ -809,20 +772,18 @@ def match_indices(
 ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
     """Match by index: ``([(i, j, PairResult)], unmatched pred indices, unmatched gold indices)``.
 
-    ``details=False`` at call level, for counting only: each pair is judged for exactness
-    alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts), and the
-    optimal matcher may pick other pairs than in full — with as many exact pairs, which is
-    all its counts depend on (:func:`_most_exact`). The greedy matcher's pairs are the same.
+    ``details=False`` at call level, for counting only: a pair may be judged for exactness
+    alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts); the pairs
+    are the same.
     """
     name_fn = toolset.name_canon
-    exact_only = not details and level == "call"
     if len(preds) == 1 and len(golds) == 1:  # the commonest example: one call on each side
         p, g = preds[0], golds[0]
         key = name_fn(p.name)
         if key != name_fn(g.name):
             return [], [0], [0]
-        if exact_only:
-            exact = _compare(p, g, toolset.by_key.get(key), None, canon, fill_defaults, None)[0]
+        if not details and level == "call":
+            exact = is_exact(p, g, toolset.by_key.get(key), canon, fill_defaults)
             return [(0, 0, EXACT_ONLY if exact else INEXACT_ONLY)], [], []
         result = compare_call(
             p, g, tool=toolset.by_key.get(key), weights=toolset.spec_for_weights(p.name),
@@ -832,73 +793,18 @@ def match_indices(
     pgroups = group_by_name([c.name for c in preds], name_fn)
     ggroups = group_by_name([c.name for c in golds], name_fn)
     pairs: list[tuple[int, int, PairResult]] = []
-    matched_p: set[int] = set()
-    matched_g: set[int] = set()
     for key, pidx in pgroups.items():
         gidx = ggroups.get(key)
-        if not gidx:
-            continue
-        tool = toolset.by_key.get(key)
-        wspec = toolset.spec_for_weights(preds[pidx[0]].name)
-        gp = [preds[i] for i in pidx]
-        gg = [golds[j] for j in gidx]
-        for a, b, result in _match_group(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only):
-            pairs.append((pidx[a], gidx[b], result))
-            matched_p.add(pidx[a])
-            matched_g.add(gidx[b])
+        if gidx:
+            group = _match_group([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
+                                 toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, matching,
+                                 level, details)
+            pairs.extend((pidx[a], gidx[b], result) for a, b, result in group)
     pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
+    matched_p = {i for i, _, _ in pairs}
+    matched_g = {j for _, j, _ in pairs}
     return (
         pairs,
         [i for i in range(len(preds)) if i not in matched_p],
         [j for j in range(len(golds)) if j not in matched_g],
     )
-
-
-def _match_group(
-    gp: Sequence[Call], gg: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
-    fill_defaults: bool, matching: str, level: str, exact_only: bool,
-) -> list[tuple[int, int, PairResult]]:
-    """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``,
-    judging as few pairs in full as gives the same pairs (or, where only counts are wanted,
-    the same counts) as judging every pair and running :func:`assign`."""
-    def judge(a: int, b: int) -> PairResult:
-        return compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
-
-    large = len(gp) * len(gg) >= _CLASSES_FROM
-    if large:
-        classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, exact_only)
-        if classed is not None:
-            return classed
-    if exact_only:
-        # no details at call level: only the counts are wanted, and they depend on
-        # nothing but which pairs are exact
-        if matching == "optimal" or len(gp) * len(gg) == 1:
-            # the optimal matcher's counts are those of the most exact pairs an
-            # assignment can have (see _most_exact); one pair is the only choice
-            return [(a, b, EXACT_ONLY if x else INEXACT_ONLY)
-                    for a, b, x in _most_exact_pairs(gp, gg, tool, canon, fill_defaults)]
-        # greedy: when every call of the smaller side has its own exact partner (what
-        # assign() checks first), those are its pairs; else its exact pairs, judged in full
-        exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
-        forced = _forced_exact(exact_pairs)
-        if forced is not None:
-            return [(a, b, EXACT_ONLY) for a, b in forced]
-        if large:
-            return [(a, b, EXACT_ONLY if x else INEXACT_ONLY)
-                    for a, b, x in _greedy_exact_first(exact_pairs, gp, gg, tool, wspec, canon, fill_defaults)]
-    elif matching == "optimal" and level == "call" and len(gp) * len(gg) > 1:
-        # at call level the assignment needs only which pairs are exact: judge every
-        # pair for exactness alone, and in full only the pairs chosen
-        exact_pairs = exact_matrix(gp, gg, tool, canon, fill_defaults)
-        chosen = _forced_exact(exact_pairs)
-        if chosen is None:
-            chosen = _optimal_call(exact_pairs, gp, gg, wspec)
-        return [(a, b, judge(a, b)) for a, b in chosen]
-    elif large and (matching == "greedy" or len(gp) == len(gg)):
-        # a large group of parallel calls: when every call of the smaller side has its own
-        # exact partner, assign() would return those pairs; judge only them in full
-        forced = _forced_exact(exact_matrix(gp, gg, tool, canon, fill_defaults))
-        if forced is not None:
-            return [(a, b, judge(a, b)) for a, b in forced]
-    results = [[judge(a, b) for b in range(len(gg))] for a in range(len(gp))]
-    return [(a, b, results[a][b]) for a, b in assign(results, gp, gg, wspec, matching=matching, level=level)]

@@ -2,9 +2,8 @@
 
 ``ToolCallMetric.compute`` without ``return_details`` remembers the references it has read
 (by content), judges pairs for exactness alone at call level, keys values once to judge a
-large name group (``value_key``, ``exact_matrix``), and at call level with the optimal
-matcher only looks for the most exact pairs (``_most_exact_pairs``). Each of these is
-checked here against the full computation, on random data rich in ties and near-misses.
+large name group (``value_key``, ``judge_group``). Each of these is checked here against the
+full computation, on random data rich in ties and near-misses.
 """
 
 from __future__ import annotations
@@ -19,7 +18,8 @@ from hypothesis import strategies as st
 
 from toolcall_f1 import ToolCallMetric
 from toolcall_f1.calls import AnyOf, Call, GoldCall, bfcl_gold
-from toolcall_f1.matching import _compare, _most_exact_pairs, _optimal_call, exact_matrix
+from toolcall_f1.judge import compare_call, is_exact, judge_group
+from toolcall_f1.matching import _group_units, _numbers
 from toolcall_f1.schema import compile_tools
 from toolcall_f1.values import KEYED_CANONICALIZERS, canon_bfcl, canon_default, canon_exact, value_key, values_equal
 
@@ -110,33 +110,24 @@ def _group(rng: random.Random, n: int, m: int) -> tuple[list[Call], list[GoldCal
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_exact_matrix_is_every_pair_judged_in_full(seed: int) -> None:
+def test_judge_group_is_every_pair_judged_in_full(seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(150):
         preds, golds = _group(rng, rng.randint(1, 6), rng.randint(1, 6))
         ts = compile_tools(TOOLS if rng.random() < 0.8 else [], {})
         tool = ts.by_key.get("f")
+        wspec = ts.spec_for_weights("f")
         canon = rng.choice(CANONS + [str.lower])
         fill = rng.random() < 0.5
-        full = [[_compare(p, g, tool, None, canon, fill, None)[0] for g in golds] for p in preds]
-        assert exact_matrix(preds, golds, tool, canon, fill) == full
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_most_exact_pairs_reach_the_optimal_number_of_exact_pairs(seed: int) -> None:
-    rng = random.Random(100 + seed)
-    for _ in range(150):
-        n, m = rng.randint(1, 6), rng.randint(1, 6)
-        preds, golds = _group(rng, n, m)
-        ts = compile_tools(TOOLS, {})
-        tool = ts.by_key["f"]
-        full = [[_compare(p, g, tool, None, canon_default, False, None)[0] for g in golds] for p in preds]
-        chosen = _most_exact_pairs(preds, golds, tool, canon_default, False)
-        assert len(chosen) == min(n, m)
-        assert len({a for a, _, _ in chosen}) == len({b for _, b, _ in chosen}) == min(n, m)
-        assert all(full[a][b] == x for a, b, x in chosen)
-        optimal = _optimal_call(full, preds, golds, ts.spec_for_weights("f"))
-        assert sum(x for _, _, x in chosen) == sum(full[a][b] for a, b in optimal)
+        units = _group_units(preds, golds, wspec)
+        full = [[compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill) for g in golds]
+                for p in preds]
+        keyed = judge_group(preds, golds, tool, wspec, canon, fill, units)
+        expected = _numbers(full, units)
+        assert keyed.exact.tolist() == expected.exact.tolist()
+        assert keyed.exact.tolist() == [[is_exact(p, g, tool, canon, fill) for g in golds] for p in preds]
+        for got, want in zip((keyed.tp, keyed.fp, keyed.fn), (expected.tp, expected.fp, expected.fn)):
+            assert got.tolist() == want.tolist()
 
 
 # --------------------------------------------------------------------------- whole corpora
@@ -199,21 +190,6 @@ def test_a_broken_reference_raises_every_time() -> None:
             metric.compute(["[f(x=1)]"], [bad])
     with pytest.raises(ValueError, match=r"references\[1\]: tools\[0\]: a function schema needs a non-empty 'name'"):
         metric.compute(["[]", "[]"], [[], {"calls": [], "tools": [{"description": "no name"}]}])
-
-
-@pytest.mark.parametrize("n,m", [(70, 70), (90, 60), (60, 90)])
-def test_most_exact_on_groups_large_enough_for_scipy(n: int, m: int) -> None:
-    """Above 4096 pairs the maximum matching is scipy's; it must reach the same number."""
-    rng = random.Random(n * m)
-    exact_pairs = [[rng.random() < 0.03 for _ in range(m)] for _ in range(n)]
-    from toolcall_f1.matching import _most_exact
-
-    chosen = _most_exact(exact_pairs)
-    assert len(chosen) == min(n, m) == len({a for a, _ in chosen}) == len({b for _, b in chosen})
-    preds = [Call("f", {}) for _ in range(n)]
-    golds = [GoldCall("f", {}) for _ in range(m)]
-    optimal = _optimal_call(exact_pairs, preds, golds, compile_tools([], {}).spec_for_weights("f"))
-    assert sum(exact_pairs[a][b] for a, b in chosen) == sum(exact_pairs[a][b] for a, b in optimal) > 0
 
 
 # --------------------------------------------------------------------------- compiled type checks

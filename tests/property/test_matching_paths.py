@@ -1,110 +1,123 @@
-"""The matcher's shortcuts pick exactly the pairs of the full computation.
+"""The matcher's shortcuts change no public result.
 
-``match_indices`` takes shortcuts — one call on each side, forced exact pairs, and at call
-level with ``matching="optimal"`` an exactness-only judgement of every pair and weights
-gathered from the calls — that must never change a pair: here they are checked against
-judging every pair in full and running the matchers without any shortcut, on random groups
-rich in ties (repeated calls, multi-valued and optional golds, schema defaults, weights).
+``matching.SHORTCUTS`` switches off every shortcut at once (keyed judging of large groups,
+classes of identical calls): then every pair is judged in full by ``compare_call``. Public
+results — ``ToolCallMetric.compute(..., return_details=True)`` and ``match_calls`` — must be
+the same either way, on random groups rich in ties (repeated calls, multi-valued and optional
+golds, BFCL nested answers, schema defaults, fractional weights). Greedy picks the very same
+pairs; so does the optimal matcher, except over classes of identical calls, which may break
+ties another way — then every count and the objective are still the same.
 """
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-from toolcall_f1.calls import AnyOf, Call, GoldCall
-from toolcall_f1.matching import (
-    _greedy,
-    _optimal,
-    _solve,
-    _to_int_scale,
-    compare_call,
-    group_by_name,
-    match_indices,
-)
-from toolcall_f1.schema import ToolSet, compile_tools, validate_weights
-from toolcall_f1.values import canon_default
+from toolcall_f1 import ToolCallMetric, match_calls
+from toolcall_f1 import matching
 
 TOOLS = [
     {"name": "f", "importance": 2, "parameters": {"type": "object", "properties": {
         "a": {"type": "integer", "importance": 0.1},
         "b": {"type": "string", "default": "x"},
-        "c": {"type": "number", "importance": 0.3}}, "required": ["a"]}},
+        "c": {"type": "number", "importance": 1 / 3},
+        "d": {"type": "array", "items": {"type": "string"}}}, "required": ["a"]}},
     {"name": "g", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}},
 ]
+VALUES = {"a": [1, 2, 2.0, True], "b": ["x", "X ", "y"], "c": [0.5, 1, "1"], "d": [["p"], ["P"], []]}
 
 
-def _full(preds: list[Call], golds: list[GoldCall], ts: ToolSet, matching: str, level: str, fill: bool):
-    pairs = []
-    pg = group_by_name([c.name for c in preds], ts.name_canon)
-    gg = group_by_name([c.name for c in golds], ts.name_canon)
-    for key, pidx in pg.items():
-        gidx = gg.get(key)
-        if not gidx:
-            continue
-        tool = ts.by_key.get(key)
-        wspec = ts.spec_for_weights(preds[pidx[0]].name)
-        results = [
-            [compare_call(preds[i], golds[j], tool=tool, weights=wspec, canon=canon_default, fill_defaults=fill)
-             for j in gidx]
-            for i in pidx
-        ]
-        gp, gg_ = [preds[i] for i in pidx], [golds[j] for j in gidx]
-        if len(pidx) == len(gidx) == 1:
-            chosen = [(0, 0)]
-        elif matching == "greedy":
-            chosen = _greedy(results)
-        elif level == "arg":
-            chosen = _optimal(results, gp, gg_, wspec, level)
-        else:
-            chosen = _optimal_call_reference(results, gp, gg_, wspec)
-        pairs.extend((pidx[a], gidx[b], results[a][b]) for a, b in chosen)
-    return sorted(pairs, key=lambda t: (t[0], t[1]))
+def _example(rng: random.Random, most: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Predicted and gold calls (BFCL answers) drawn from a small pool: ties everywhere."""
+    def args() -> dict[str, Any]:
+        return {k: rng.choice(v) for k, v in VALUES.items() if rng.random() < 0.5}
+
+    pool = [(rng.choice("ffg"), args()) for _ in range(rng.randint(1, 4))]
+    preds = [{"name": n, "arguments": a} for n, a in
+             (rng.choice(pool) if rng.random() < 0.7 else (rng.choice("fgh"), args())
+              for _ in range(rng.randint(0, most)))]
+    golds = []
+    for _ in range(rng.randint(0, most)):
+        name, raw = rng.choice(pool) if rng.random() < 0.7 else (rng.choice("fg"), args())
+        answer = {k: [v] + ([rng.choice(VALUES[k])] if rng.random() < 0.3 else []) + ([""] if rng.random() < 0.2 else [])
+                  for k, v in raw.items()}
+        if rng.random() < 0.15:
+            answer["e"] = [{"k": ["v", "w"]}]  # a nested answer: judged pair by pair
+        golds.append({name: answer})
+    return preds, golds
 
 
-def _optimal_call_reference(results, preds, golds, spec):
-    """The call-level cost as first written: weights gathered from every verdict."""
-    all_w = [spec.weight, 1.0]
-    for row in results:
-        for r in row:
-            all_w.extend(v.weight for v in r.verdicts)
-    for p in preds:
-        all_w.extend(spec.arg_weight(k) for k in p.arguments)
-    for g in golds:
-        all_w.extend(spec.arg_weight(k) for k, acc in g.arguments.items() if not acc.optional)
-    scale, _ = _to_int_scale(all_w)
-    wt = scale[spec.weight]
-    primary = [[(0 if r.exact else 2 * wt) - wt - wt for r in row] for row in results]
-    exact = [[1 if r.exact else 0 for r in row] for row in results]
-    tp = [[wt if r.exact else 0 for r in row] for row in results]
-    fp = [[(0 if r.exact else wt) - wt for r in row] for row in results]
-    return _solve(primary, exact, tp, fp)
+def _objective(result: dict[str, Any]) -> list[tuple[float, ...]]:
+    return [(d["fp"] + d["fn"], sum(p["exact"] for p in d["pairs"]), d["tp"], d["fp"]) for d in result["details"]]
+
+
+def _both_ways(monkeypatch: pytest.MonkeyPatch, run: Any) -> tuple[Any, Any]:
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "_SHORTCUT_FROM", 2)  # shortcuts on small groups too
+        fast = run()
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "SHORTCUTS", False)
+        full = run()
+    return fast, full
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("level", ["call", "arg"])
+@pytest.mark.parametrize("matching_", ["greedy", "optimal"])
+def test_shortcuts_change_no_public_result(seed: int, level: str, matching_: str,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    examples = [_example(rng, rng.choice([3, 6, 14])) for _ in range(60)]
+    preds, refs = [p for p, _ in examples], [g for _, g in examples]
+    weights = {"g": 0.7, "f": {"arguments": {"b": 1 / 3}}} if seed % 2 else None
+    metric = ToolCallMetric(level, matching=matching_, tools=TOOLS if seed % 3 else None, weights=weights,
+                            reference_format="bfcl", canonicalizer=[None, "bfcl", str.lower][seed % 3])
+
+    def run() -> tuple[dict[str, Any], dict[str, Any]]:
+        return (metric.compute(preds, refs, return_details=True, per_tool=True),
+                metric.compute(preds, refs, per_tool=True))
+
+    (fast, fast_counts), (full, full_counts) = _both_ways(monkeypatch, run)
+    assert {k: v for k, v in fast.items() if k != "details"} == {k: v for k, v in full.items() if k != "details"}
+    assert fast_counts == full_counts == {k: v for k, v in full.items() if k != "details"}
+    assert _objective(fast) == _objective(full)
+    if matching_ == "greedy":  # the very same pairs, argument by argument
+        assert fast["details"] == full["details"]
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("level", ["call", "arg"])
+def test_keyed_judging_chooses_the_same_optimal_pairs(seed: int, level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without classes, the keyed judge gives the numbers of judging in full: the same cost,
+    so the very same pairs."""
+    rng = random.Random(100 + seed)
+    examples = [_example(rng, 12) for _ in range(20)]
+    metric = ToolCallMetric(level, matching="optimal", tools=TOOLS, reference_format="bfcl",
+                            weights={"f": {"weight": 1 / 3, "arguments": {"a": 0.3}}} if seed % 2 else None)
+    monkeypatch.setattr(matching, "_MAX_CLASS_PAIRS", 0)
+
+    def run() -> dict[str, Any]:
+        return metric.compute([p for p, _ in examples], [g for _, g in examples], return_details=True)
+
+    fast, full = _both_ways(monkeypatch, run)
+    assert fast == full
 
 
 @pytest.mark.parametrize("seed", range(8))
-@pytest.mark.parametrize("matching,level", [("optimal", "call"), ("optimal", "arg"), ("greedy", "call")])
-def test_shortcuts_choose_the_same_pairs(seed: int, matching: str, level: str) -> None:
-    rng = random.Random(seed)
+@pytest.mark.parametrize("matching_,level", [("greedy", "call"), ("optimal", "call"), ("optimal", "arg")])
+def test_match_calls_with_and_without_shortcuts(seed: int, matching_: str, level: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(200 + seed)
+    pool = [("f", {k: rng.choice(v) for k, v in VALUES.items() if rng.random() < 0.6}) for _ in range(3)]
+    preds = [rng.choice(pool) for _ in range(rng.randint(5, 20))]
+    golds = [rng.choice(pool) for _ in range(rng.randint(5, 20))]
+    monkeypatch.setattr(matching, "_MAX_CLASS_PAIRS", 0 if matching_ == "optimal" else 256)
 
-    def call() -> Call:
-        values = (("a", [1, 2, 2.0]), ("b", ["x", "y"]), ("c", [0.5, 1]))
-        return Call(rng.choice("fgh"), {k: rng.choice(v) for k, v in values if rng.random() < 0.6})
+    def run() -> str:
+        return repr(match_calls(preds, golds, tools=TOOLS, matching=matching_, level=level))
 
-    for _ in range(300):
-        ts = compile_tools(TOOLS if rng.random() < 0.7 else [],
-                           validate_weights({"g": 0.7} if rng.random() < 0.3 else None))
-        pool = [call() for _ in range(rng.randint(1, 4))]  # a small pool: repeats and ties
-        preds = [rng.choice(pool) if rng.random() < 0.7 else call() for _ in range(rng.randint(0, 6))]
-        golds = []
-        for _ in range(rng.randint(0, 6)):
-            c = rng.choice(pool) if rng.random() < 0.7 else call()
-            golds.append(GoldCall(c.name, {
-                k: AnyOf(v, 1, optional=rng.random() < 0.3) if rng.random() < 0.3 else AnyOf(v)
-                for k, v in c.arguments.items()
-            }))
-        fill = rng.random() < 0.5
-        pairs, _, _ = match_indices(preds, golds, ts, canon=canon_default, matching=matching, level=level,
-                                    fill_defaults=fill)
-        # repr: the same pairs with the same verdicts, argument by argument
-        assert repr(pairs) == repr(_full(preds, golds, ts, matching, level, fill))
+    fast, full = _both_ways(monkeypatch, run)
+    assert fast == full

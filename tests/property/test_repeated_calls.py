@@ -2,9 +2,10 @@
 
 The class route (``matching._match_classes``) must give what judging every pair gives:
 the very same pairs for greedy, the same counts (and objective) for optimal. It is switched
-off by one module flag (``_CLASSES_FROM``) to compare public results. The exact solvers
-behind the optimal matcher (the pure-Python Hungarian and the transportation solver over
-classes) are pinned against scipy.
+off with the other shortcuts by one module flag (``SHORTCUTS``) to compare public results.
+The exact solvers behind the optimal matcher (the pure-Python Hungarian, scipy's answer
+repaired in exact integers, and the transportation solver over classes) are pinned against
+scipy and against each other, near-ties included.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def test_the_class_route_agrees_with_judging_every_pair(seed: int, level: str, m
     metric = ToolCallMetric(level, matching=matching_, tools=tools, weights=weights)
     routed = metric.compute([preds], [golds], return_details=True, per_tool=True)
     pairs = match_calls(preds, golds, tools=tools, weights=weights, matching=matching_, level=level)
-    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)  # every pair judged
+    monkeypatch.setattr(matching, "SHORTCUTS", False)  # every pair judged in full
     full = metric.compute([preds], [golds], return_details=True, per_tool=True)
     assert {k: v for k, v in routed.items() if k != "details"} == {k: v for k, v in full.items() if k != "details"}
     if matching_ == "greedy":  # the very same pairs, argument by argument
@@ -147,7 +148,7 @@ def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level:
         golds.append(("f", {"a": 0, "b": "z"}))
     metric = ToolCallMetric(level, matching=matching_, tools=TOOLS, weights={"f": {"arguments": {"a": 1 / 3}}})
     routed = metric.compute([preds], [golds], return_details=True)
-    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
+    monkeypatch.setattr(matching, "SHORTCUTS", False)
     assert routed == metric.compute([preds], [golds], return_details=True)
 
 
@@ -164,42 +165,89 @@ def test_greedy_counts_without_details_need_only_the_exact_pairs(seed: int, monk
     fast = metric.compute([preds], [golds], per_tool=True)
     detailed = metric.compute([preds], [golds], per_tool=True, return_details=True)
     detailed.pop("details")
-    monkeypatch.setattr(matching, "_CLASSES_FROM", 10**9)
+    monkeypatch.setattr(matching, "SHORTCUTS", False)
     assert fast == detailed == metric.compute([preds], [golds], per_tool=True)
 
 
-def _lexi_value(stages: list[list[list[int]]], pairs: list[tuple[int, int]]) -> tuple[int, ...]:
-    return tuple(sum(stage[i][j] for i, j in pairs) for stage in stages)
+def _cost(rng: random.Random, n: int, m: int, level: str) -> Any:
+    """A random matcher cost with weights of 1/3 and 0.1 (past float precision) and many
+    ties: few distinct counts per pair."""
+    from toolcall_f1.judge import GroupNumbers
+
+    third, tenth = 3333333333333333, 1000000000000000  # 1/3 and 0.1 in units of 1e-16
+    def counts() -> Any:
+        return np.array([[rng.choice([0, 1, 2, 3]) * third + rng.choice([0, 1, 10, 3]) * tenth for _ in range(m)]
+                         for _ in range(n)], dtype=np.int64)
+    numbers = GroupNumbers(np.array([[rng.random() < 0.3 for _ in range(m)] for _ in range(n)]), counts(), counts(),
+                           counts())
+    preds = [Call("f", {"a": 1, "b": 2}) for _ in range(n)]
+    golds = [matching.GoldCall.from_call(Call("f", {"a": 1, "b": 2})) for _ in range(m)]
+    spec = matching.compile_tools([], {"f": {"weight": 1 / 3, "arguments": {"a": 1 / 3, "b": 0.1}}}).spec_for_weights("f")
+    return matching._optimal(numbers, preds, golds, spec, matching._group_units(preds, golds, spec), level)
 
 
-@pytest.mark.parametrize("seed", range(80))
-def test_the_staged_solver_agrees_with_the_exact_composed_cost(seed: int) -> None:
-    """Ties on purpose (few distinct values): each stage must keep every optimum of the last."""
+@pytest.mark.parametrize("seed", range(40))
+def test_the_repaired_float_answer_is_the_exact_optimum(seed: int) -> None:
+    """scipy on the float64 image, then negative cycles cancelled in exact integers: the same
+    exact total as the pure-Python Hungarian, on costs far past 2**53 full of near-ties."""
     rng = random.Random(seed)
-    n, m = rng.randint(1, 7), rng.randint(1, 7)
-    stages = [[[rng.randint(-2, 2) for _ in range(m)] for _ in range(n)] for _ in range(4)]
-    staged = matching._lexicographic(stages)
-    k = min(n, m)
-    assert len(staged) == k == len({i for i, _ in staged}) == len({j for _, j in staged})
-    spans = [2 * k * max(abs(x) for row in st for x in row) + 1 for st in stages[1:]]
-    composed = [[stages[0][i][j] * spans[0] * spans[1] * spans[2] + stages[1][i][j] * spans[1] * spans[2]
-                 + stages[2][i][j] * spans[2] + stages[3][i][j] for j in range(m)] for i in range(n)]
-    assert _lexi_value(stages, staged) == _lexi_value(stages, matching._hungarian_exact(composed))
+    n, m = rng.randint(1, 14), rng.randint(1, 14)
+    cost = _cost(rng, n, m, rng.choice(["call", "arg"]))
+    exact = cost.rows()
+    assert cost.bound >= 2**62
+    repaired = matching._repaired(cost)
+    oracle = matching._hungarian_exact(exact.tolist())
+    assert len(repaired) == min(n, m) == len({i for i, _ in repaired}) == len({j for _, j in repaired})
+    assert sum(exact[i, j] for i, j in repaired) == sum(exact[i, j] for i, j in oracle)
 
 
-def test_large_groups_past_float_range_use_scipy_in_stages(monkeypatch: pytest.MonkeyPatch) -> None:
-    """300 different calls at argument level: the one composed cost passes 2**53, the stages do
-    not, so no pure-Python O(n³) solver runs — and the counts are the exact solver's."""
+def test_a_near_tie_floats_get_wrong_is_repaired() -> None:
+    """Three pairs each worth 1/3 (written 0.3333333333333333) against one pair worth 1.0:
+    in floats the sums tie; exactly, 3 × 0.3333333333333333 is less than 1."""
+    from toolcall_f1.judge import GroupNumbers
+
+    third, one = 3333333333333333, 10**16
+    # rows 0-2 pair with columns 0-2 (each third) or row 3 takes a whole 1 elsewhere
+    tp = np.array([[third, 0, 0, 0], [0, third, 0, 0], [0, 0, third, 0], [0, 0, 0, 0]], dtype=np.int64)
+    tp[3, 3] = 0
+    numbers = GroupNumbers(np.zeros((4, 4), dtype=bool), tp, np.zeros((4, 4), dtype=np.int64),
+                           np.zeros((4, 4), dtype=np.int64))
+    numbers.tp[0, 1] = numbers.tp[1, 2] = numbers.tp[2, 0] = 0
+    numbers.tp[0, 3], numbers.tp[3, 0] = one, 0
+    preds = [Call("f", {}) for _ in range(4)]
+    golds = [matching.GoldCall.from_call(Call("f", {})) for _ in range(4)]
+    spec = matching.compile_tools([], {"f": {"weight": 1 / 3}}).spec_for_weights("f")
+    cost = matching._optimal(numbers, preds, golds, spec, matching._group_units(preds, golds, spec), "arg")
+    exact = cost.rows()
+    best = sum(exact[i, j] for i, j in matching._hungarian_exact(exact.tolist()))
+    assert sum(exact[i, j] for i, j in matching._repaired(cost)) == best
+
+
+def test_large_groups_past_float_range_are_solved_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 different calls at argument level with weights written with 16 digits: no
+    pure-Python O(n³) solver runs — and the counts are the exact solver's."""
     rng = random.Random(3)
     preds = [Call("f", {"a": i, "b": rng.choice("xyz")}) for i in range(300)]
     golds = [("f", {"a": i + rng.choice([0, 0, 1]), "b": rng.choice("xy")}) for i in range(280)]
     metric = ToolCallMetric("arg", matching="optimal",
-                            weights={"f": {"weight": 2.5, "arguments": {"a": 1000.25, "b": 3.5}}})
-    staged = []
-    monkeypatch.setattr(matching, "_lexicographic", lambda st, solve=matching._lexicographic: staged.append(1) or solve(st))
+                            weights={"f": {"weight": 1 / 3, "arguments": {"a": 0.1, "b": 1 / 7}}})
     with monkeypatch.context() as patched:
         patched.setattr(matching, "_hungarian_exact", lambda cost: pytest.fail("the pure-Python Hungarian ran"))
         fast = metric.compute([preds], [golds])
-    assert staged
-    monkeypatch.setattr(matching, "_fits", lambda cost, k: False)  # the exact pure-Python solver
+    monkeypatch.setattr(matching, "_HUNGARIAN_WORK", 10**12)  # the exact pure-Python solver
+    assert metric.compute([preds], [golds]) == fast
+
+
+def test_weights_far_past_float_range_are_solved_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Weights of 1e-300 and 1/3: integer images beyond float64's range; the repaired solver
+    still agrees with the pure-Python Hungarian on the counts."""
+    rng = random.Random(5)
+    preds = [Call("f", {"a": rng.randint(0, 9), "b": rng.choice("xyz")}) for _ in range(120)]
+    golds = [("f", {"a": rng.randint(0, 9), "b": rng.choice("xy")}) for _ in range(110)]
+    metric = ToolCallMetric("arg", matching="optimal", weights={"f": {"arguments": {"a": 1e-300, "b": 1 / 3}}})
+    monkeypatch.setattr(matching, "SHORTCUTS", False)
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "_hungarian_exact", lambda cost: pytest.fail("the pure-Python Hungarian ran"))
+        fast = metric.compute([preds], [golds])
+    monkeypatch.setattr(matching, "_HUNGARIAN_WORK", 10**12)
     assert metric.compute([preds], [golds]) == fast
