@@ -22,20 +22,6 @@ from .values import Canonicalizer
 
 __all__ = ["Counts", "Score", "Tally", "count_example", "prf", "summarize"]
 
-#: Names that moved to :mod:`toolcall_f1.metric`, still importable from here.
-_MOVED = ("ToolCallMetric", "VERSION", "PARSE_ERROR_MODES", "REFERENCE_FORMATS")
-
-
-def __getattr__(name: str) -> Any:
-    """``from toolcall_f1.scoring import ToolCallMetric`` (and the other moved names) keeps
-    working; imported on first use, as :mod:`toolcall_f1.metric` imports this module."""
-    if name in _MOVED:
-        from . import metric
-
-        return getattr(metric, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @dataclass(frozen=True, slots=True)
 class Score:
     """One example's result: weighted counts, its exact flag, and what was matched.

@@ -134,15 +134,3 @@ def test_the_parse_error_warning_needs_ten_examples() -> None:
     assert _parse_warnings(10, 5) == []  # half is not more than half
     assert _parse_warnings(10, 6) == [
         "6 of 10 predictions could not be read (parse errors, scored as no calls): is prediction_format='auto' right?"]
-
-
-def test_moved_names_still_import_from_scoring() -> None:
-    from toolcall_f1 import metric, scoring
-    from toolcall_f1.scoring import PARSE_ERROR_MODES, REFERENCE_FORMATS, VERSION, Score, ToolCallMetric as Moved
-
-    assert Moved is metric.ToolCallMetric is toolcall_f1.ToolCallMetric
-    assert (VERSION, PARSE_ERROR_MODES, REFERENCE_FORMATS) == (metric.VERSION, metric.PARSE_ERROR_MODES,
-                                                                metric.REFERENCE_FORMATS)
-    assert Score is toolcall_f1.Score
-    with pytest.raises(AttributeError):
-        scoring.no_such_name  # noqa: B018
