@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from typing import Any
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
@@ -404,6 +404,7 @@ class ToolCallMetric:
     ) -> Iterator[Score]:
         """The one corpus loop: every example's :class:`Score`, in order."""
         base, ref_fmt, pred_fmt = settings
+        predictions, references = _corpus(predictions, "predictions"), _corpus(references, "references")
         if len(predictions) != len(references):
             raise ValueError(
                 f"predictions and references differ in length: {len(predictions)} vs {len(references)}"
@@ -602,3 +603,14 @@ def _bounded_text(obj: Any, depth: int = 0) -> str:
     if isinstance(obj, (list, tuple)):
         return "[" + ",".join(_bounded_text(v, depth + 1) for v in obj) + "]"
     return repr(obj)
+
+
+def _corpus(values: Any, name: str) -> Sequence[Any]:
+    """``predictions`` / ``references`` as a sized sequence of examples: an iterator is read
+    into a list; one text or one mapping (a single example passed alone) is refused by name."""
+    if isinstance(values, (str, bytes, Mapping)):
+        raise TypeError(
+            f"{name}: expected a list with one entry per example, got a single {type(values).__name__}; "
+            f"wrap one example in a list ([...]) or score it with metric(prediction, reference)"
+        )
+    return values if isinstance(values, Sized) else list(values)

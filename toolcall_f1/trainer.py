@@ -36,21 +36,34 @@ encoder-decoder's does not:
 - ``"auto"`` (default, or ``True``): ``"lengths"`` if ``prompt_lengths`` is given,
   ``"marker"`` if ``response_marker`` is, else each row that begins with its input row
   (when ``EvalPrediction.inputs`` is present) has it cut off, and other rows are kept
-  whole — right for both model kinds.
+  whole. Without ``EvalPrediction.inputs`` every row is kept whole, with a
+  :class:`~toolcall_f1.ToolCallWarning` (a decoder-only model's prompt would be scored
+  too): pass ``include_for_metrics=["inputs"]``, or ``strip_prompt="none"`` for an
+  encoder-decoder model.
 """
 
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import ToolCallMetric, load
+from . import ToolCallMetric, ToolCallWarning, load
 from .templates import TemplateReader
 
 __all__ = ["COMPUTE_OPTIONS", "STRIP_MODES", "ToolCallComputeMetrics", "loggable", "make_compute_metrics", "token_rows"]
+
+#: Said when ``strip_prompt="auto"`` finds no prompt ids: a decoder-only model's rows then
+#: hold the prompt too, and calls written in it (few-shot examples) would count as predictions.
+_NO_INPUTS = (
+    "strip_prompt='auto': EvalPrediction.inputs is not set, so each row is scored whole; for a "
+    "decoder-only model the prompt is scored too (calls in it count as predictions). Pass "
+    "TrainingArguments(include_for_metrics=['inputs']), prompt_lengths= or response_marker=, "
+    "or strip_prompt='none' for an encoder-decoder model (whose rows hold no prompt)"
+)
 
 #: The values ``strip_prompt`` accepts (``True`` means ``"auto"``, ``False`` means ``"none"``).
 STRIP_MODES = ("auto", "none", "inputs", "lengths", "marker", "labels")
@@ -255,6 +268,7 @@ class ToolCallComputeMetrics:
                     "EvalPrediction.inputs is set"
                 )
             if input_rows is None:
+                warnings.warn(_NO_INPUTS, ToolCallWarning, stacklevel=4)
                 return pred_rows
             return [
                 _strip_inputs(row, prompt, offset + i, strict=mode == "inputs")

@@ -10,6 +10,7 @@ compare its ``eval_*`` numbers with ``ToolCallMetric().compute`` on the decoded 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ tokenizers = pytest.importorskip("tokenizers")
 pytest.importorskip("evaluate")
 
 import toolcall_f1  # noqa: E402
-from toolcall_f1 import ToolCallMetric  # noqa: E402
+from toolcall_f1 import ToolCallMetric, ToolCallWarning  # noqa: E402
 from toolcall_f1.trainer import (  # noqa: E402
     COMPUTE_OPTIONS,
     STRIP_MODES,
@@ -541,3 +542,17 @@ def test_seq2seq_trainer_decoder_only_gpt2(tmp_path: Any, one_thread: None, batc
     assert want["num_examples"] == 5 and want["tp"] > 0  # the model learnt something
     assert_same_numbers(metrics, want, prefix="eval_")
     assert_same_numbers(out.metrics, want, prefix="test_")
+
+
+def test_auto_without_inputs_says_the_prompt_is_scored_too(tok: Any) -> None:
+    """A decoder-only row holds its prompt: with no EvalPrediction.inputs, "auto" cannot cut it
+    and says so (a few-shot call in the prompt would count as a prediction); "none" is silent."""
+    items = [(p, a) for (p, _), a in zip(EXAMPLES, PREDS)]
+    rows, _ = decoder_only_batch(tok, items[:2])
+    labels = np.zeros((2, 1), dtype=np.int64)
+    with pytest.warns(ToolCallWarning, match=r"EvalPrediction.inputs is not set.*include_for_metrics=\['inputs'\]"):
+        make_compute_metrics(tok, references=GOLDS[:2], metric=ToolCallMetric()).decode(EvalPrediction(rows, labels))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ToolCallWarning)
+        make_compute_metrics(tok, references=GOLDS[:2], strip_prompt="none", metric=ToolCallMetric()).decode(
+            EvalPrediction(rows, labels))

@@ -134,3 +134,12 @@ def test_the_parse_error_warning_needs_ten_examples() -> None:
     assert _parse_warnings(10, 5) == []  # half is not more than half
     assert _parse_warnings(10, 6) == [
         "6 of 10 predictions could not be read (parse errors, scored as no calls): is prediction_format='auto' right?"]
+
+
+def test_a_single_text_is_not_a_corpus_and_iterators_are_read() -> None:
+    metric = ToolCallMetric()
+    with pytest.raises(TypeError, match=r"^predictions: expected a list with one entry per example, got a single str"):
+        metric.compute("[f()]", [[("f", {})]])
+    with pytest.raises(TypeError, match=r"^references: expected a list .* got a single dict"):
+        metric.compute(["[f()]"], {"calls": []})
+    assert metric.compute((p for p in ["[f()]"]), iter([[("f", {})]]))["f1"] == 1.0
