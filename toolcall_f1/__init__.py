@@ -73,6 +73,10 @@ def load(config_name: str | None = None, **kwargs: Any) -> Any:
     ------
     ValueError
         For a config name other than ``"call"`` or ``"arg"``.
+    TypeError
+        For a keyword neither ``evaluate.load`` nor the module takes: scoring settings
+        (``level``, ``matching``, ``tools``, ...) go to ``compute()`` (evaluate would drop them
+        silently).
     ImportError
         When ``evaluate`` (or ``datasets``) is not installed: ``pip install toolcall_f1[evaluate]``.
 
@@ -81,7 +85,22 @@ def load(config_name: str | None = None, **kwargs: Any) -> Any:
     >>> metric = load("arg")
     >>> metric.compute(predictions=["[f(x=1)]"], references=[[("f", {"x": 1})]])["f1"]
     1.0
+    >>> load(matching="optimal")
+    Traceback (most recent call last):
+    ...
+    TypeError: load() got keyword(s) it does not take: 'matching'; scoring settings go to compute(predictions=..., references=..., matching=...) (load takes the default level as config name: load('arg'))
     """
+    import inspect
+
     import evaluate
 
+    taken = set(inspect.signature(evaluate.load).parameters) | set(
+        inspect.signature(evaluate.EvaluationModule.__init__).parameters)
+    unknown = sorted(k for k in kwargs if k not in taken or k in ("path", "self", "kwargs", "init_kwargs"))
+    if unknown:
+        raise TypeError(
+            f"load() got keyword(s) it does not take: {', '.join(map(repr, unknown))}; scoring settings go to "
+            f"compute(predictions=..., references=..., {unknown[0]}=...) (load takes the default level as "
+            "config name: load('arg'))"
+        )
     return evaluate.load(METRIC_PATH, config_name, **kwargs)

@@ -618,7 +618,11 @@ def _harmony_blocks(text: str, ctx: Context) -> list[Block] | None:
         stop = next((t for t in _HARMONY_STOPS if text.startswith(t, end)), "")
         call = _harmony_call(text, start, msg, end, stop)
         head = end if stop in ("", "<|start|>") else end + len(stop)
-        blocks.append((start, head, [] if call is None else [call]))
+        if call is None and "<|channel|>final" in text[start:msg]:
+            # the answer to the user: calls written there as text (BFCL-style prompting) are read
+            blocks.append((start, head, read_plain(text[body:end], ctx)))
+        else:
+            blocks.append((start, head, [] if call is None else [call]))
     return blocks
 
 
@@ -658,7 +662,8 @@ def _harmony_cut_header(text: str, start: int) -> None:
 def read_harmony(text: str, ctx: Context) -> list[Call]:
     """gpt-oss Harmony: a message whose header names a recipient is a call
     (``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{json}<|call|>``,
-    the recipient also before the channel); analysis and final text are never calls. A
+    the recipient also before the channel); analysis text is never a call, and the final
+    channel's text is read as plain text (calls written there, as BFCL-style prompts ask). A
     header cut off before its message, a recipient with no function name, and a call
     message with no recipient are parse errors.
 
@@ -668,6 +673,8 @@ def read_harmony(text: str, ctx: Context) -> list[Call]:
     [get_weather(city='Paris')]
     >>> read_harmony('<|channel|>final<|message|>It is sunny.<|return|>', Context())
     []
+    >>> read_harmony('<|channel|>analysis<|message|>Use f.<|end|><|start|>assistant<|channel|>final<|message|>[f(x=1)]<|return|>', Context())
+    [f(x=1)]
     >>> read_harmony('<|channel|>commentary to=functions', Context())
     Traceback (most recent call last):
     ...

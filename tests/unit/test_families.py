@@ -254,10 +254,12 @@ def test_every_family_followed_by_another_family_reads_both() -> None:
     assert misses == []
 
 
-def test_harmony_analysis_and_final_text_are_never_calls() -> None:
+def test_harmony_analysis_text_is_never_a_call_final_text_is_read() -> None:
     text = ('<|channel|>analysis<|message|>[get_weather(city="Rome")] would be wrong.<|end|>'
             '<|start|>assistant<|channel|>final<|message|>{"name": "get_weather", "arguments": {}}<|return|>')
-    assert parse_calls(text) == []
+    assert parse_calls(text) == [Call("get_weather", {})]
+    prose = text.replace('{"name": "get_weather", "arguments": {}}', "It is sunny in Rome.")
+    assert parse_calls(prose) == []
 
 
 def test_llama_builtin_tool_call_names_the_tool() -> None:
@@ -328,3 +330,12 @@ def test_every_reader_finishes_on_a_long_run_of_its_own_marker() -> None:
             except ToolCallParseError:
                 pass
             assert time.perf_counter() - start < 10, fmt
+
+
+@pytest.mark.parametrize("fmt", ["auto", "harmony"])
+def test_harmony_final_channel_text_is_read_analysis_never(fmt: str) -> None:
+    """gpt-oss prompted BFCL-style writes its calls as text in the final channel: they were
+    dropped silently; what the analysis channel says is still never a call."""
+    text = ("<|channel|>analysis<|message|>[g(y=2)] maybe<|end|><|start|>assistant<|channel|>final"
+            "<|message|>Calling: [f(x=1)]<|return|>")
+    assert parse_calls(text, format=fmt) == [Call("f", {"x": 1})]
