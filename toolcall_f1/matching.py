@@ -160,11 +160,21 @@ class Cost:
         #: Floats of the cost are of ``cost >> shift`` (an image in float64 range, for any weights).
         self.shift = max(0, self.bound.bit_length() - 900)
         self.shape = exact.shape
+        self._exact_rows: dict[int, Any] = {}
 
     def transposed(self) -> Cost:
         other = copy.copy(self)
         other.parts, other.shape = tuple(p.T for p in self.parts), self.shape[::-1]
+        other._exact_rows = {}
         return other
+
+    def exact_row(self, i: int) -> Any:
+        """Row ``i`` of the exact cost (Python ints), computed once: the negative-cycle search
+        reads the same rows again and again."""
+        row = self._exact_rows.get(i)
+        if row is None:
+            row = self._exact_rows[i] = self.rows(i)
+        return row
 
     def factors(self) -> tuple[int, int, int, int]:
         return self.wt * self.m1, -self.m2, -self.wt * self.m3, self.wt
@@ -286,7 +296,8 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
             i = owner[c]
             rough = image[i]
             maybe = np.flatnonzero(rough + (near[c] - rough[c]) < near + slack)
-            reach = cost.rows((i, maybe)) + (dist[c] - cost.rows((i, [c]))[0])
+            row = cost.exact_row(i)
+            reach = row[maybe] + (dist[c] - row[c])
             better = maybe[reach < dist[maybe]]
             dist[better] = reach[reach < dist[maybe]]
         near[better[better < m]] = (dist[better[better < m]] >> cost.shift).astype(np.float64)
