@@ -613,4 +613,4 @@ def _corpus(values: Any, name: str) -> Sequence[Any]:
             f"{name}: expected a list with one entry per example, got a single {type(values).__name__}; "
             f"wrap one example in a list ([...]) or score it with metric(prediction, reference)"
         )
-    return values if isinstance(values, Sized) else list(values)
+    return values if isinstance(values, Sized) else list(values)  # type: ignore[return-value]
