@@ -39,7 +39,7 @@ from typing import IO, Any, TextIO
 
 from . import FORMATS, VERSION, Score, Tally, ToolCallMetric, ToolCallParseError
 from .matching import LEVELS, MATCHINGS
-from .metric import PARSE_ERROR_MODES, PARSE_ERROR_WARNING_MIN, REFERENCE_FORMATS
+from .metric import PARSE_ERROR_MODES, REFERENCE_FORMATS, mostly_unreadable
 from .templates import TemplateReader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS
 
@@ -889,7 +889,7 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
             "add --tools-field tools to judge each example with its own tool schemas"
         ] = 1
     n_err, n = result["num_parse_errors"], result["num_examples"]
-    if n >= PARSE_ERROR_WARNING_MIN and n_err * 2 > n:  # the core's compute() warning, in the CLI's words
+    if mostly_unreadable(n_err, n):  # the core's compute() warning, in the CLI's words
         run.warnings[f"{n_err} of {n} predictions could not be read: is --prediction-format {args.prediction_format!r} right?"] = 1
     for text, times in run.warnings.items():
         _print_err(f"{PROG}: warning: {text}" + (f" (x{times})" if times > 1 else ""))

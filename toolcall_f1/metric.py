@@ -35,6 +35,13 @@ REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the 
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
 PARSE_ERROR_WARNING_MIN = 10
+
+
+def mostly_unreadable(num_parse_errors: int, num_examples: int) -> bool:
+    """Does a corpus look read with the wrong format: more than half of its predictions
+    unreadable, in a corpus of at least :data:`PARSE_ERROR_WARNING_MIN` examples? The one rule
+    behind ``compute()``'s warning and the CLI's."""
+    return num_examples >= PARSE_ERROR_WARNING_MIN and num_parse_errors * 2 > num_examples
 #: References larger than this (as marshal bytes) are read each time, not remembered.
 _MEMO_MAX_BYTES = 65536
 
@@ -524,7 +531,7 @@ class ToolCallMetric:
                                    reference_format=ref_fmt, example_tools_digests=tally.digests)
         out = tally.result(signature, per_tool)
         n, errors = tally.num_examples, tally.num_parse_errors
-        if n >= PARSE_ERROR_WARNING_MIN and errors * 2 > n:
+        if mostly_unreadable(errors, n):
             warnings.warn(f"{errors} of {n} predictions could not be read (parse errors, scored as no calls): "
                           f"is prediction_format={pred_fmt!r} right?", ToolCallWarning, stacklevel=2)
         if return_details:

@@ -245,7 +245,7 @@ class ToolCallReward:
         rewards: list[float] = []
         parse_errors = 0
         decoded_tools: dict[Any, list[Mapping[str, Any]] | None] = {}
-        done: dict[tuple[bytes, bytes, bytes], tuple[float, bool]] = {}
+        done: dict[tuple[bytes | None, ...], tuple[float, bool]] = {}
         for row, completion in enumerate(completions):
             prediction = self._prediction(completion, row)
             raw_tools = None if tools is None else tools[row]
@@ -335,7 +335,7 @@ class ToolCallReward:
         prompts: Sequence[Any] | None,
     ) -> list[Mapping[str, Any]] | None:
         """One row's tools cell → a list of schemas or None; each distinct value read once."""
-        key = value if isinstance(value, str) else content_key(value) if is_plain_json(value) else None
+        key = value if isinstance(value, str) else _plain_key(value)
         if key is not None and key in decoded:
             return decoded[key]
         where = f"ToolCallReward: column {self.tools_column!r}, {_where(row, prompts)}"
@@ -409,10 +409,13 @@ def _json(text: str, where: str) -> Any:
         raise ValueError(f"{where}: invalid JSON ({err})") from None
 
 
-def _content_key(prediction: Any, reference: Any, tools: Any) -> tuple[bytes, bytes, bytes] | None:
-    """A key under which two rows certainly score the same, or None: only plain JSON data is
-    keyed (``marshal`` writes a numpy array as its raw bytes, which two different arrays can share)."""
-    parts = (content_key(prediction), content_key(reference), content_key(tools))
-    if None in parts or not all(map(is_plain_json, (prediction, reference, tools))):
-        return None
-    return parts  # type: ignore[return-value]
+def _plain_key(value: Any) -> bytes | None:
+    """The memo key of plain JSON data, else None: ``marshal`` writes a numpy array as its raw
+    bytes, which two different arrays can share, so nothing else is keyed."""
+    return content_key(value) if is_plain_json(value) else None
+
+
+def _content_key(prediction: Any, reference: Any, tools: Any) -> tuple[bytes | None, ...] | None:
+    """A key under which two rows certainly score the same, or None."""
+    parts = tuple(map(_plain_key, (prediction, reference, tools)))
+    return None if None in parts else parts
