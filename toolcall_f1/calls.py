@@ -242,128 +242,7 @@ class GoldCall:
         return cls(call.name, MappingProxyType(args))
 
 
-# --------------------------------------------------------------------------- JSON values
-
-
-class _Budget:
-    """Characters left to read in one input (:data:`MAX_BYTES`), spent as its values are read."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, limit: int = MAX_BYTES) -> None:
-        self.left = limit
-
-    def spend(self, n: int, fmt: str) -> None:
-        self.left -= n
-        if self.left < 0:
-            raise ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=fmt)
-
-
-def normalize_value(
-    value: Any, *, fmt: str = "structured", depth: int = 0, budget: _Budget | None = None, gold: bool = False
-) -> Any:
-    """Check that ``value`` is JSON data and return it with tuples turned into lists.
-
-    numpy values become the equal plain values; ``gold=True`` (a reference) allows an
-    :class:`AnyOf` as an argument's value.
-
-    Raises
-    ------
-    ToolCallParseError
-        For sets, bytes, non-finite floats, non-string dict keys, other objects, or data
-        nested deeper than :data:`MAX_DEPTH` or larger than :data:`MAX_BYTES`.
-
-    Examples
-    --------
-    >>> normalize_value({"a": (1, 2)})
-    {'a': [1, 2]}
-    >>> normalize_value({1, 2})
-    Traceback (most recent call last):
-    ...
-    toolcall_f1.calls.ToolCallParseError: structured: a set is not a JSON value
-    """
-    if budget is None:
-        budget = _Budget()
-    if depth > MAX_DEPTH:
-        raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
-    t = type(value)  # the exact types the text readers produce first
-    if t is str:
-        budget.spend(len(value) + 2, fmt)
-        return value
-    if t is dict:
-        return _normalize_object(value, fmt, depth, budget, gold)
-    if t is list:
-        return _normalize_array(value, fmt, depth, budget)
-    return _normalize_other(value, fmt, depth, budget, gold)
-
-
-_KINDS = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
-
-
-def _normalize_other(value: Any, fmt: str, depth: int, budget: _Budget, gold: bool) -> Any:
-    """:func:`normalize_value` of anything but an exact ``str``, ``dict`` or ``list``."""
-    if value is None or isinstance(value, bool):
-        budget.spend(4, fmt)
-        return None if value is None else bool(value)
-    if isinstance(value, int):
-        budget.spend(8, fmt)
-        if not -_INT_LIMIT < value < _INT_LIMIT:
-            raise ToolCallParseError(
-                f"an integer of more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits) is not read",
-                format=fmt,
-            )
-        return int(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ToolCallParseError(f"non-finite number {value!r}", format=fmt)
-        budget.spend(8, fmt)
-        return float(value)
-    if isinstance(value, str):  # a subclass, such as numpy's str_
-        budget.spend(len(value) + 2, fmt)
-        return str(value)
-    if isinstance(value, AnyOf):
-        return _normalize_accepted(value, fmt, depth, budget, gold)
-    if isinstance(value, Mapping):
-        return _normalize_object(value, fmt, depth, budget, gold)
-    if isinstance(value, (list, tuple)):
-        return _normalize_array(value, fmt, depth, budget)
-    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-        budget.spend(8 * getattr(value, "size", 1), fmt)  # an array's size is checked first
-        return normalize_value(plain_json(value), fmt=fmt, depth=depth, budget=budget, gold=gold)
-    kind = _KINDS.get(type(value), f"a {type(value).__name__}")
-    raise ToolCallParseError(f"{kind} is not a JSON value", format=fmt)
-
-
-def _normalize_object(
-    value: Mapping[Any, Any], fmt: str, depth: int, budget: _Budget, gold: bool
-) -> dict[str, Any]:
-    out = {}
-    for k, v in value.items():
-        if type(k) is not str and not isinstance(k, str):
-            raise ToolCallParseError(f"object keys must be strings, got {type(k).__name__} {k!r}", format=fmt)
-        budget.spend(len(k) + 2, fmt)
-        out[k] = normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget, gold=gold)
-    return out
-
-
-def _normalize_array(value: Sequence[Any], fmt: str, depth: int, budget: _Budget) -> list[Any]:
-    budget.spend(2, fmt)
-    return [normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget) for v in value]
-
-
-def _normalize_accepted(value: AnyOf, fmt: str, depth: int, budget: _Budget, gold: bool) -> AnyOf:
-    """An :class:`AnyOf`, allowed only as an argument's value (``depth == 1``) in a reference."""
-    if not (gold and depth == 1):
-        raise ToolCallParseError(
-            "AnyOf (accepted values) belongs in a reference argument, not here", format=fmt
-        )
-    return AnyOf._of(
-        tuple(
-            v if type(v) in _NESTED else normalize_value(v, fmt=fmt, depth=depth + 1, budget=budget)
-            for v in value.values
-        ),
-        value.optional,
-    )
+# --------------------------------------------------------------------------- JSON text
 
 
 def _reject_constant(name: str) -> Any:
@@ -451,6 +330,47 @@ TextParser = Callable[[str], list[Call]]
 _ARG_KEYS = ("arguments", "parameters", "input", "args")
 _NOT_CALL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_result")
 _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})
+_KINDS = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
+
+
+class _Budget:
+    """Characters left to read in one input (:data:`MAX_BYTES`), spent as its values are read."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_BYTES
+
+    def spend(self, n: int, fmt: str) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=fmt)
+
+
+def normalize_value(
+    value: Any, *, fmt: str = "structured", depth: int = 0, budget: _Budget | None = None, gold: bool = False
+) -> Any:
+    """Check that ``value`` is JSON data and return it with tuples turned into lists.
+
+    numpy values become the equal plain values; ``gold=True`` (a reference) allows an
+    :class:`AnyOf` as an argument's value.
+
+    Raises
+    ------
+    ToolCallParseError
+        For sets, bytes, non-finite floats, non-string dict keys, other objects, or data
+        nested deeper than :data:`MAX_DEPTH` or larger than :data:`MAX_BYTES`.
+
+    Examples
+    --------
+    >>> normalize_value({"a": (1, 2)})
+    {'a': [1, 2]}
+    >>> normalize_value({1, 2})
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: structured: a set is not a JSON value
+    """
+    return _Reader(fmt, gold, _Budget() if budget is None else budget).value(value, depth)
 
 
 def coerce_structured(
@@ -480,31 +400,34 @@ def coerce_structured(
     ...
     toolcall_f1.calls.ToolCallParseError: structured: expected a call, got int 42
     """
-    return _Structured(parse_text, fmt, gold, _Budget()).calls(obj, 0)
+    return _Reader(fmt, gold, _Budget(), parse_text).calls(obj, 0)
 
 
-class _Structured:
-    """One structured input being read: each method recognises one family of shapes and
-    hands a call's arguments to :func:`normalize_value`, all within one size budget."""
+class _Reader:
+    """One structured input being read within one size budget: :meth:`calls` recognises the
+    call shapes, :meth:`value` checks the arguments' values as JSON data."""
 
     __slots__ = ("budget", "fmt", "gold", "parse_text")
 
-    def __init__(self, parse_text: TextParser | None, fmt: str, gold: bool, budget: _Budget) -> None:
-        self.parse_text, self.fmt, self.gold, self.budget = parse_text, fmt, gold, budget
+    def __init__(self, fmt: str, gold: bool, budget: _Budget, parse_text: TextParser | None = None) -> None:
+        self.fmt, self.gold, self.budget, self.parse_text = fmt, gold, budget, parse_text
+
+    def error(self, message: str, snippet: str | None = None) -> ToolCallParseError:
+        return ToolCallParseError(message, format=self.fmt, snippet=snippet)
 
     def calls(self, obj: Any, depth: int) -> list[Call]:
         """Any shape: nothing, a call, text, a ``(name, args)`` pair, a dict, a list, an object."""
         if type(obj).__module__ == "numpy":
             obj = plain_json(obj)  # a numpy array or scalar (a datasets column): the plain value
         if depth > MAX_DEPTH:
-            raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=self.fmt)
+            raise self.error(f"nested deeper than {MAX_DEPTH} levels")
         if obj is None:
             return []
         if isinstance(obj, Call):
-            return [Call._owned(obj.name, self.value(obj.arguments))]
+            return [Call._owned(obj.name, self.json_object(obj.arguments, 0))]
         if isinstance(obj, str):
             if self.parse_text is None:
-                raise ToolCallParseError("a string is data here, not a call", format=self.fmt, snippet=obj)
+                raise self.error("a string is data here, not a call", obj)
             return self.parse_text(str(obj))
         if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and (
             isinstance(obj[1], (Mapping, str)) or obj[1] is None
@@ -519,20 +442,14 @@ class _Structured:
             for attr in ("arguments", "args", "input"):
                 if hasattr(obj, attr):
                     return [self.call(name, getattr(obj, attr))]
-        raise ToolCallParseError(
-            f"expected a call, got {type(obj).__name__} {_clip(repr(obj), 40)}", format=self.fmt
-        )
+        raise self.error(f"expected a call, got {type(obj).__name__} {_clip(repr(obj), 40)}")
 
     def sequence(self, items: Sequence[Any], depth: int) -> list[Call]:
         """A list of calls; a string in it is data, never a call."""
         out: list[Call] = []
         for item in items:
             if isinstance(item, str):
-                raise ToolCallParseError(
-                    "a list of strings is not a list of calls (a string literal is data)",
-                    format=self.fmt,
-                    snippet=item,
-                )
+                raise self.error("a list of strings is not a list of calls (a string literal is data)", item)
             out.extend(self.calls(item, depth + 1))
         return out
 
@@ -557,7 +474,7 @@ class _Structured:
             content = obj["content"]
             if isinstance(content, str):
                 return self.parse_text(content) if self.parse_text is not None else []
-            return _Structured(None, self.fmt, self.gold, self.budget).calls(content, depth + 1)
+            return _Reader(self.fmt, self.gold, self.budget).calls(content, depth + 1)
         return [self.call_object(obj)]
 
     def tool_calls(self, calls: Any, depth: int) -> list[Call]:
@@ -565,8 +482,8 @@ class _Structured:
         if calls is None:
             return []
         if not isinstance(calls, (list, tuple)):
-            raise ToolCallParseError("'tool_calls' must be a list", format=self.fmt)
-        return _Structured(None, self.fmt, self.gold, self.budget).calls(calls, depth + 1)
+            raise self.error("'tool_calls' must be a list")
+        return _Reader(self.fmt, self.gold, self.budget).calls(calls, depth + 1)
 
     def call_object(self, obj: Mapping[str, Any]) -> Call:
         """``{"name", "arguments" | "parameters" | "input" | "args"}``, a bare ``{"name"}``, or
@@ -582,28 +499,72 @@ class _Structured:
             ((name, raw),) = obj.items()
             if isinstance(raw, (Mapping, str)):
                 return self.call(name, raw)
-        raise ToolCallParseError(
-            f"unrecognised call object with keys {sorted(map(str, obj))[:6]}", format=self.fmt
-        )
+        raise self.error(f"unrecognised call object with keys {sorted(map(str, obj))[:6]}")
 
     def call(self, name: Any, raw_args: Any) -> Call:
         """A call from a name and its arguments: a mapping, JSON text, or nothing."""
         if not isinstance(name, str) or not name.strip():
-            raise ToolCallParseError(f"a call needs a non-empty string name, got {name!r}", format=self.fmt)
+            raise self.error(f"a call needs a non-empty string name, got {name!r}")
         if raw_args is None:
             raw_args = {}
         elif isinstance(raw_args, str):
             text = raw_args.strip()
             raw_args = load_json(text, self.fmt) if text else {}
         if not isinstance(raw_args, Mapping):
-            raise ToolCallParseError(
-                f"arguments of {name!r} must be an object, got {type(raw_args).__name__}", format=self.fmt
-            )
-        return Call._owned(name, self.value(raw_args))
+            raise self.error(f"arguments of {name!r} must be an object, got {type(raw_args).__name__}")
+        return Call._owned(name, self.json_object(raw_args, 0))
 
-    def value(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = normalize_value(arguments, fmt=self.fmt, budget=self.budget, gold=self.gold)
+    def value(self, value: Any, depth: int) -> Any:
+        """``value`` checked as JSON data: tuples become lists, numpy values plain ones."""
+        if depth > MAX_DEPTH:
+            raise self.error(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, str):  # numpy's str_ too
+            self.budget.spend(len(value) + 2, self.fmt)
+            return str(value)
+        if type(value) is dict:
+            return self.json_object(value, depth)
+        if isinstance(value, (list, tuple)):
+            self.budget.spend(2, self.fmt)
+            return [self.value(v, depth + 1) for v in value]
+        if value is None or isinstance(value, bool):
+            self.budget.spend(4, self.fmt)
+            return None if value is None else bool(value)
+        if isinstance(value, int):
+            self.budget.spend(8, self.fmt)
+            if not -_INT_LIMIT < value < _INT_LIMIT:
+                digits = f"more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits)"
+                raise self.error(f"an integer of {digits} is not read")
+            return int(value)
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise self.error(f"non-finite number {value!r}")
+            self.budget.spend(8, self.fmt)
+            return float(value)
+        if isinstance(value, AnyOf):
+            return self.accepted(value, depth)
+        if isinstance(value, Mapping):
+            return self.json_object(value, depth)
+        if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+            self.budget.spend(8 * getattr(value, "size", 1), self.fmt)  # an array's size is checked first
+            return self.value(plain_json(value), depth)
+        kind = _KINDS.get(type(value), f"a {type(value).__name__}")
+        raise self.error(f"{kind} is not a JSON value")
+
+    def json_object(self, value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise self.error(f"object keys must be strings, got {type(k).__name__} {k!r}")
+            self.budget.spend(len(k) + 2, self.fmt)
+            out[k] = self.value(v, depth + 1)
         return out
+
+    def accepted(self, value: AnyOf, depth: int) -> AnyOf:
+        """An :class:`AnyOf`, allowed only as an argument's value (``depth == 1``) in a reference."""
+        if not (self.gold and depth == 1):
+            raise self.error("AnyOf (accepted values) belongs in a reference argument, not here")
+        values = (v if type(v) in _NESTED else self.value(v, depth + 1) for v in value.values)
+        return AnyOf._of(tuple(values), value.optional)
 
 
 # --------------------------------------------------------------------------- BFCL answers
@@ -633,8 +594,6 @@ def bfcl_gold(answer: Any, where: str = "reference") -> list[GoldCall]:
     ...
     ValueError: reference[0].area.base: expected a list of accepted values, got int 10
     """
-    if isinstance(answer, str):
-        answer = load_json(answer, "bfcl")
     return bfcl_gold_plain(plain_json(answer), where)  # numpy arrays (a datasets column) as lists
 
 
@@ -648,7 +607,7 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
     """
     if isinstance(answer, str):
         answer = load_json(answer, "bfcl")
-    if _is_mapping(answer):
+    if isinstance(answer, Mapping):
         answer = [answer]
     if not isinstance(answer, list):
         raise ValueError(
@@ -659,12 +618,12 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
 
 def _bfcl_call(entry: Any, where: str, i: int) -> GoldCall:
     """The ``i``-th call of a possible answer: ``{name: {param: [accepted, ...]}}``."""
-    if not _is_mapping(entry) or len(entry) != 1:
+    if not isinstance(entry, Mapping) or len(entry) != 1:
         raise ValueError(f"{where}[{i}]: expected a single-key object {{name: {{param: [accepted]}}}}")
     ((name, params),) = entry.items()
     if isinstance(params, str):
         params = load_json(params, "bfcl")
-    if not _is_mapping(params):
+    if not isinstance(params, Mapping):
         raise ValueError(f"{where}[{i}].{name}: expected an object of parameters")
     at = f"{where}[{i}].{name}"
     args = {str(p): _bfcl_accepted(v, at, p) for p, v in params.items()}
@@ -685,24 +644,16 @@ def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> A
     optional = False
     accepted: list[Any] = []
     for v in values:
-        t = type(v)
-        if (t is str and v and len(v) < _LONG_STRING) or t is bool or v is None or (
-            t is int and -_INT_LIMIT < v < _INT_LIMIT) or (t is float and math.isfinite(v)):
-            accepted.append(v)  # a plain scalar, as normalize_value would return it
-        elif isinstance(v, str) and v == "":
+        if isinstance(v, str) and v == "":
             optional = True
         else:
             accepted.append(_bfcl_value(v, f"{where}.{key}", nested))
     return AnyOf._of(tuple(accepted) or ("",), optional)
 
 
-def _is_mapping(value: Any) -> bool:
-    return type(value) is dict or isinstance(value, Mapping)  # a dict without the ABC's check
-
-
 def _bfcl_value(value: Any, where: str, nested: bool) -> Any:
-    """An accepted value that is not a plain scalar: at the top level a dict is a nested
-    answer and a list of dicts an accepted list of them; anything else is one JSON value."""
+    """An accepted value: at the top level a dict is a nested answer and a list of dicts an
+    accepted list of them; anything else is one JSON value."""
     if not nested and isinstance(value, Mapping):
         return _nested_answer(value, where)
     if not nested and isinstance(value, list) and value and all(isinstance(x, Mapping) for x in value):
