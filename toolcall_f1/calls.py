@@ -30,8 +30,6 @@ MAX_DEPTH = 64
 #: carry them (Python's limit on int-string conversion), so a structured input may not either.
 MAX_INT_DIGITS = 4300
 _INT_LIMIT = 10**MAX_INT_DIGITS
-#: Strings shorter than this are within the size limit whatever else the value holds.
-_LONG_STRING = MAX_BYTES // 2
 
 
 class ToolCallWarning(UserWarning):
@@ -518,14 +516,19 @@ class _Reader:
         """``value`` checked as JSON data: tuples become lists, numpy values plain ones."""
         if depth > MAX_DEPTH:
             raise self.error(f"nested deeper than {MAX_DEPTH} levels")
-        if isinstance(value, str):  # numpy's str_ too
+        t = type(value)  # the exact types the text readers produce come first
+        if t is str:
             self.budget.spend(len(value) + 2, self.fmt)
-            return str(value)
-        if type(value) is dict:
+            return value
+        if t is dict:
             return self.json_object(value, depth)
-        if isinstance(value, (list, tuple)):
+        if t is list:
             self.budget.spend(2, self.fmt)
             return [self.value(v, depth + 1) for v in value]
+        return self.other(value, depth)
+
+    def other(self, value: Any, depth: int) -> Any:
+        """:meth:`value` of anything but an exact ``str``, ``dict`` or ``list``."""
         if value is None or isinstance(value, bool):
             self.budget.spend(4, self.fmt)
             return None if value is None else bool(value)
@@ -540,10 +543,14 @@ class _Reader:
                 raise self.error(f"non-finite number {value!r}")
             self.budget.spend(8, self.fmt)
             return float(value)
-        if isinstance(value, AnyOf):
-            return self.accepted(value, depth)
+        if isinstance(value, str):  # a subclass, such as numpy's str_
+            return self.value(str(value), depth)
+        if isinstance(value, (list, tuple)):
+            return self.value(list(value), depth)
         if isinstance(value, Mapping):
             return self.json_object(value, depth)
+        if isinstance(value, AnyOf):
+            return self.accepted(value, depth)
         if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
             self.budget.spend(8 * getattr(value, "size", 1), self.fmt)  # an array's size is checked first
             return self.value(plain_json(value), depth)
@@ -647,8 +654,17 @@ def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> A
         if isinstance(v, str) and v == "":
             optional = True
         else:
-            accepted.append(_bfcl_value(v, f"{where}.{key}", nested))
+            accepted.append(v if _plain_scalar(v) else _bfcl_value(v, f"{where}.{key}", nested))
     return AnyOf._of(tuple(accepted) or ("",), optional)
+
+
+def _plain_scalar(value: Any) -> bool:
+    """Would :func:`normalize_value` return ``value`` as it is (an exact ``str`` within a fresh
+    budget, ``bool``, ``None``, a bounded ``int``, a finite ``float``)? Most accepted values
+    are: skipping the reader for them reads a new BFCL answer in about half the time."""
+    t = type(value)
+    return (t is str and len(value) + 2 <= MAX_BYTES) or t is bool or value is None or (
+        t is int and -_INT_LIMIT < value < _INT_LIMIT) or (t is float and math.isfinite(value))
 
 
 def _bfcl_value(value: Any, where: str, nested: bool) -> Any:

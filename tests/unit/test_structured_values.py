@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from toolcall_f1.calls import AnyOf, Call, ToolCallParseError, bfcl_gold, coerce_structured
-from toolcall_f1.values import is_plain_json, plain_json
+from toolcall_f1.calls import MAX_BYTES, AnyOf, Call, ToolCallParseError, bfcl_gold, coerce_structured, normalize_value
+from toolcall_f1.values import is_plain_json, plain_json, strictly_identical
 
 np = pytest.importorskip("numpy")
 
@@ -74,6 +74,27 @@ def test_bfcl_errors_name_the_call_and_parameter() -> None:
     nested = bfcl_gold([{"f": {"x": [[{"k": [1, ""]}, {"k": 2}]]}}])[0].arguments["x"]
     assert not nested.plain and not nested.optional
     assert bfcl_gold([{"f": {"x": ["", ""]}}])[0].arguments["x"] == AnyOf("", optional=True)
+
+
+_SCALARS = {
+    "0": 0, "-7": -7, "4300 digits": 10**4300 - 1, "4301 digits": 10**4300, "2.5": 2.5, "-0.0": -0.0,
+    "nan": float("nan"), "inf": float("inf"), "True": True, "None": None, "x": "x", "é": "é",
+    "string at the size limit": "a" * (MAX_BYTES - 2), "string over it": "a" * (MAX_BYTES - 1),
+}
+
+
+@pytest.mark.parametrize("value", list(_SCALARS.values()), ids=list(_SCALARS))
+def test_bfcl_scalars_read_as_normalize_value_reads_them(value: Any) -> None:
+    """BFCL accepted scalars skip the structured reader (a shortcut for speed): each must read
+    exactly as normalize_value reads it, or fail with the same reason."""
+    try:
+        expected = normalize_value(value, fmt="bfcl")
+    except ToolCallParseError as err:
+        with pytest.raises(ToolCallParseError, match=re.escape(err.reason)):
+            bfcl_gold([{"f": {"x": [value]}}])
+        return
+    (got,) = bfcl_gold([{"f": {"x": [value]}}])[0].arguments["x"].values
+    assert strictly_identical(got, expected)
 
 
 def _nested(levels: int) -> list[Any]:
