@@ -197,8 +197,8 @@ class AnyOf:
 
     @classmethod
     def _of(cls, values: tuple[Any, ...], optional: bool) -> AnyOf:
-        """``AnyOf(*values, optional=optional)`` for a reader that has checked ``values``
-        (a non-empty tuple) and ``optional`` (a bool)."""
+        """``AnyOf(*values, optional=optional)`` for a reader that has checked ``optional`` (a
+        bool); ``values`` may be empty (BFCL's empty list of accepted values accepts nothing)."""
         accepted = _new(cls)
         accepted._fill(values, optional)
         return accepted
@@ -206,11 +206,7 @@ class AnyOf:
     def _fill(self, values: tuple[Any, ...], optional: bool) -> None:
         _set(self, "values", values)
         _set(self, "optional", optional)
-        _set(self, "plain", True)
-        for v in values:
-            if type(v) in _NESTED:
-                _set(self, "plain", False)
-                break
+        _set(self, "plain", _NESTED.isdisjoint(map(type, values)))
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(v) for v in self.values)
@@ -458,11 +454,12 @@ class _Reader:
         fn = obj.get("function")
         if isinstance(fn, Mapping) and "name" in fn and kind in (None, "function"):
             return [self.call(fn.get("name"), fn.get("arguments", fn.get("parameters")))]
-        if "tool_calls" in obj:
-            held = obj["tool_calls"]
-            listed = held is None or isinstance(held, (list, tuple)) or type(held).__module__ == "numpy"
-            if listed or "role" in obj:
-                return self.tool_calls(plain_json(held), depth)
+        if "tool_calls" in obj:  # an assistant message's: a list of structured calls, never text
+            held = plain_json(obj["tool_calls"])
+            if held is None or isinstance(held, (list, tuple)):
+                return _Reader(self.fmt, self.gold, self.budget).calls(held, depth + 1)
+            if "role" in obj:
+                raise self.error("'tool_calls' must be a list")
         if kind == "tool_use":
             return [self.call(obj.get("name"), obj.get("input"))]
         role = obj.get("role")
@@ -474,14 +471,6 @@ class _Reader:
                 return self.parse_text(content) if self.parse_text is not None else []
             return _Reader(self.fmt, self.gold, self.budget).calls(content, depth + 1)
         return [self.call_object(obj)]
-
-    def tool_calls(self, calls: Any, depth: int) -> list[Call]:
-        """An assistant message's ``tool_calls``: a list of structured calls, never text."""
-        if calls is None:
-            return []
-        if not isinstance(calls, (list, tuple)):
-            raise self.error("'tool_calls' must be a list")
-        return _Reader(self.fmt, self.gold, self.budget).calls(calls, depth + 1)
 
     def call_object(self, obj: Mapping[str, Any]) -> Call:
         """``{"name", "arguments" | "parameters" | "input" | "args"}``, a bare ``{"name"}``, or
