@@ -19,7 +19,8 @@ from .values import plain_json, strictly_identical
 
 __all__ = [
     "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "ToolCallWarning",
-    "MAX_BYTES", "MAX_DEPTH", "load_json", "normalize_value", "coerce_structured", "plain_json",
+    "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "check_text_limits", "load_json", "normalize_value",
+    "coerce_structured", "bfcl_gold", "bfcl_gold_plain",
 ]
 
 #: Inputs larger than this (per example) are parse errors, never a hang.
