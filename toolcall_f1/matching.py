@@ -44,9 +44,8 @@ __all__ = [
 MATCHINGS = ("greedy", "optimal")
 LEVELS = ("call", "arg")
 
-#: The speed shortcuts (keyed judging of large groups, classes of identical calls, forced
-#: exact pairs). Off, every pair is judged in full by :func:`compare_call`: the same results,
-#: for tests to compare.
+#: The speed shortcuts above. Off, every pair is judged in full by :func:`compare_call`: the
+#: same results, for tests to compare.
 SHORTCUTS = True
 #: From this many pairs in a group on, the shortcuts are tried (below, judging in full is as fast).
 _SHORTCUT_FROM = 64
@@ -188,9 +187,10 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
     un_p = _int_array([name + sum(units[spec.arg_weight(a)] for a in p.arguments) for p in preds])[:, None]
     un_g = _int_array([name + sum(units[spec.arg_weight(a)] for a, acc in g.arguments.items() if not acc.optional)
                        for g in golds])[None, :]
-    wide = object if object in (un_p.dtype, un_g.dtype, numbers.tp.dtype) or 4 * _most(un_p) + 4 * _most(
-        un_g) >= 2**62 else np.int64
-    tp_args, fp_args, fn_args, un_p, un_g = (a.astype(wide) for a in (numbers.tp, numbers.fp, numbers.fn, un_p, un_g))
+    parts = [numbers.tp, numbers.fp, numbers.fn, un_p, un_g]
+    if any(p.dtype == object for p in parts) or 4 * max(map(_most, parts)) >= 2**62:  # sums could overflow int64
+        parts = [p.astype(object) for p in parts]
+    tp_args, fp_args, fn_args, un_p, un_g = parts
     # a pair's FP+FN, TP and FP, each against leaving its two calls unmatched (in units of wt)
     errors, tp, fp = fp_args + fn_args - un_p - un_g, name + tp_args, fp_args - un_p
     # spans that make any sum over k pairs order assignments by errors, then exact, tp, fp
@@ -310,7 +310,6 @@ def _cycle_of(pred: Any) -> list[int] | None:
     return None
 
 
-
 # --------------------------------------------------------------------------- one name group
 
 
@@ -382,30 +381,26 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
 _MAX_CLASS_PAIRS = 256
 
 
-def _classes(keys: Sequence[Any]) -> tuple[list[int], list[int]]:
-    """``(class of each item, first item of each class)`` for items with equal keys; an item
-    whose key is None is a class of its own."""
-    first: dict[Any, int] = {}
+def _classes(keys: Sequence[object]) -> tuple[list[int], list[int]]:
+    """``(class of each item, first item of each class)`` for items with equal keys."""
+    first: dict[object, int] = {}
     class_of: list[int] = []
     reps: list[int] = []
     for i, key in enumerate(keys):
-        c = first.get(key) if key is not None else None
-        if c is None:
-            c = len(reps)
+        if key not in first:
+            first[key] = len(reps)
             reps.append(i)
-            if key is not None:
-                first[key] = c
-        class_of.append(c)
+        class_of.append(first[key])
     return class_of, reps
 
 
-def _strict_key(value: Any) -> bytes | None:
+def _strict_key(value: Any) -> object:
     """``marshal`` bytes: equal only for identical plain data (``1``, ``1.0`` and ``True``
-    differ, and so does key order), or None for anything else."""
+    differ, and so does key order); for anything else, a key equal to no other."""
     try:
         return marshal.dumps(value)
     except ValueError:
-        return None
+        return object()
 
 
 def _match_classes(
@@ -644,6 +639,12 @@ def match_indices(
     alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts); the pairs
     are the same.
     """
+    if len(preds) == len(golds) == 1:  # the commonest example: one call on each side
+        key = toolset.name_canon(preds[0].name)
+        if key != toolset.name_canon(golds[0].name):
+            return [], [0], [0]
+        return _match_group(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
+                            fill_defaults, matching, level, details), [], []
     pgroups = group_by_name([c.name for c in preds], toolset.name_canon)
     ggroups = group_by_name([c.name for c in golds], toolset.name_canon)
     pairs: list[tuple[int, int, PairResult]] = []
