@@ -293,20 +293,17 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
 
 def _cycle_of(pred: Any) -> list[int] | None:
     """A cycle in the predecessor graph (each node's ``pred``), in edge order, or None."""
-    state = [0] * len(pred)  # 0 new, 1 on the current walk, 2 done
-    links = pred.tolist()
+    links, walked_from = pred.tolist(), [-1] * len(pred)
     for start in range(len(links)):
-        walk = []
         node = start
-        while node >= 0 and state[node] == 0:
-            state[node] = 1
-            walk.append(node)
+        while node >= 0 and walked_from[node] < 0:
+            walked_from[node] = start
             node = links[node]
-        if node >= 0 and state[node] == 1:  # back on this walk: a cycle
-            cycle = walk[walk.index(node):]
+        if node >= 0 and walked_from[node] == start:  # back on this walk: a cycle
+            cycle = [node]
+            while links[cycle[-1]] != node:
+                cycle.append(links[cycle[-1]])
             return cycle[::-1]  # pred points backwards: reverse into edge order
-        for v in walk:
-            state[v] = 2
     return None
 
 
