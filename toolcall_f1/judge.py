@@ -122,24 +122,18 @@ def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicaliz
     return all(key in value or acc.optional for key, acc in answer.fields.items())
 
 
-_AGREE = (True, "")
-_TYPE = (False, "type")
-_VALUE = (False, "value")
+def _type_fine(value: Any, pspec: ParamSpec | None) -> bool:
+    """Is the value of a type the parameter's schema allows (any type, without a schema)?"""
+    if pspec is None:
+        return True
+    return pspec.check(value) if pspec.check is not None else type_ok(value, pspec.schema)
 
 
-def _agrees(
-    value: Any, accepted: AnyOf, schema: Any, canon: Canonicalizer, check: Callable[[Any], bool] | None = None
-) -> tuple[bool, str]:
-    """Does ``value`` match one of the accepted values, with the schema's type? ``check`` is
-    the schema's compiled ``type_ok`` (:attr:`ParamSpec.check`), when there is one."""
-    if accepted.plain:  # the common case, in short: one type check, then the values
-        if schema is not None and not (check(value) if check is not None else type_ok(value, schema)):
-            return _TYPE
-        for cand in accepted.values:
-            if values_equal(value, cand, canon):
-                return _AGREE
-        return _VALUE
-    plain_ok: bool | None = None
+def _agrees(value: Any, accepted: AnyOf, pspec: ParamSpec | None, canon: Canonicalizer) -> tuple[bool, str]:
+    """Does ``value`` match one of the accepted values, with a type the schema allows?
+    ``(True, "")``, else ``(False, reason)``, the reason ``"type"`` or ``"value"``."""
+    schema = pspec.schema if pspec is not None else None
+    type_fine: bool | None = None  # checked once, at the first plain accepted value
     for cand in accepted.values:
         if isinstance(cand, NestedAnswer):
             if _nested_ok(value, cand, schema, canon):
@@ -153,11 +147,11 @@ def _agrees(
             ):
                 return True, ""
         else:
-            if plain_ok is None:
-                plain_ok = schema is None or type_ok(value, schema)
-            if plain_ok and values_equal(value, cand, canon):
+            if type_fine is None:
+                type_fine = _type_fine(value, pspec)
+            if type_fine and values_equal(value, cand, canon):
                 return True, ""
-    return False, "type" if plain_ok is False else "value"
+    return False, "type" if type_fine is False else "value"
 
 
 def _verdict(
@@ -169,27 +163,26 @@ def _verdict(
     ``accepted`` is the gold call's :class:`AnyOf` for ``key`` (None when only the prediction
     has it); ``pspec`` the schema's parameter, if declared.
     """
-    schema, check = (pspec.schema, pspec.check) if pspec is not None else (None, None)
-    default = fill_defaults and pspec is not None and pspec.has_default
+    default = pspec if fill_defaults and pspec is not None and pspec.has_default else None
     if accepted is None:  # only the prediction has it: extra, unless a default it can match
         value = pargs[key]
-        if default:
-            agrees = _agrees(value, AnyOf(pspec.default), schema, canon, check)[0]  # type: ignore[union-attr]
-            return (AGREE if agrees else DISAGREE), value, pspec.default, "default"  # type: ignore[union-attr]
+        if default is not None:
+            agrees = _agrees(value, AnyOf(default.default), pspec, canon)[0]
+            return (AGREE if agrees else DISAGREE), value, default.default, "default"
         return EXTRA, value, None, None
     if key in pargs:
         value = pargs[key]
         if accepted.optional and is_empty_value(value):
             return OMITTED, value, accepted, None
-        agrees, reason = _agrees(value, accepted, schema, canon, check)
+        agrees, reason = _agrees(value, accepted, pspec, canon)
         return (AGREE, value, accepted, None) if agrees else (DISAGREE, value, accepted, reason)
     if key in required:
         return MISSING, None, accepted, "required"
     if accepted.optional:
         return OMITTED, None, accepted, None
-    if default:  # the prediction omits it: read as the schema's default
-        agrees = _agrees(pspec.default, accepted, schema, canon, check)[0]  # type: ignore[union-attr]
-        return (AGREE if agrees else DISAGREE), pspec.default, accepted, "default"  # type: ignore[union-attr]
+    if default is not None:  # the prediction omits it: read as the schema's default
+        agrees = _agrees(default.default, accepted, pspec, canon)[0]
+        return (AGREE if agrees else DISAGREE), default.default, accepted, "default"
     return MISSING, None, accepted, None
 
 
@@ -358,8 +351,7 @@ def _both_codes(
 
     values = [p.arguments[key] for p in preds]
     pid = np.array([value_id(v) for v in values])
-    type_fine = np.array([pspec is None or (pspec.check(v) if pspec.check is not None else type_ok(v, pspec.schema))
-                          for v in values], dtype=bool)
+    type_fine = np.array([_type_fine(v, pspec) for v in values], dtype=bool)
     empty = np.array([is_empty_value(v) for v in values], dtype=bool)
     width = max(len(a.values) for a in accepted)
     gid = np.full((len(accepted), width), -2)

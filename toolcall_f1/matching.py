@@ -1,9 +1,9 @@
 """Matching calls as a multiset: assignment over judged pairs (SPEC §6).
 
 One route for a name group (:func:`_match_group`): judge every pair for its numbers
-(exactness, TP/FP/FN in exact integer weight units), assign — greedily, or optimally with
-``scipy.optimize.linear_sum_assignment`` over one exact integer cost — and judge the chosen
-pairs in full for their verdicts. :func:`match_calls` is the public entry point.
+(exactness, TP/FP/FN in exact integer weight units), assign — greedily, or optimally over
+one exact integer cost — and judge the chosen pairs in full for their verdicts.
+:func:`match_calls` is the public entry point.
 
 Three shortcuts give the same results faster, all switched off by one flag,
 :data:`SHORTCUTS`: a large group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`)
@@ -16,7 +16,6 @@ without an assignment solver (:func:`_forced_exact`).
 from __future__ import annotations
 
 import collections
-import copy
 import marshal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
@@ -37,7 +36,6 @@ __all__ = [
     "PairResult",
     "compare_call",
     "gold_repr",
-    "assign",
     "match_calls",
     "MATCHINGS",
     "LEVELS",
@@ -46,8 +44,8 @@ __all__ = [
 MATCHINGS = ("greedy", "optimal")
 LEVELS = ("call", "arg")
 
-#: The speed shortcuts (keyed judging of large groups, classes of identical calls). Off, every
-#: pair is judged in full by :func:`compare_call`: the same results, for tests to compare.
+#: The speed shortcuts above. Off, every pair is judged in full by :func:`compare_call`: the
+#: same results, for tests to compare.
 SHORTCUTS = True
 #: From this many pairs in a group on, the shortcuts are tried (below, judging in full is as fast).
 _SHORTCUT_FROM = 64
@@ -61,18 +59,14 @@ INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 
 @lru_cache(maxsize=4096)
 def _fraction(w: float) -> Fraction:
-    """The weight as written (its shortest decimal ``repr``), as an exact fraction; memoised
-    (``lru_cache`` is safe to share between threads: a pure function of the weight)."""
+    """The weight as written (its shortest decimal ``repr``), as an exact fraction."""
     return Fraction(repr(float(w)))
 
 
 def _to_int_scale(weights: Iterable[float]) -> dict[float, int]:
     """Exact integer images of weights: ``w * D`` for the least common denominator ``D``."""
     fracs = {w: _fraction(w) for w in set(weights)}
-    denom = 1
-    for f in fracs.values():
-        if f.denominator != 1:
-            denom = lcm(denom, f.denominator)
+    denom = lcm(1, *(f.denominator for f in fracs.values()))
     return {w: f.numerator * (denom // f.denominator) for w, f in fracs.items()}
 
 
@@ -107,6 +101,11 @@ def _int_array(values: list[int]) -> Any:
     return np.array(values, dtype=object)
 
 
+def _most(a: Any) -> int:
+    """The largest magnitude in an array (0 when empty), as a Python int."""
+    return max(abs(int(a.max())), abs(int(a.min()))) if a.size else 0
+
+
 # --------------------------------------------------------------------------- greedy
 
 
@@ -114,8 +113,6 @@ def _greedy(numbers: GroupNumbers) -> list[tuple[int, int]]:
     """Candidate pairs best-first — exact first, then more agreeing weight, fewer errors,
     lower prediction index, lower gold index — each taken while both calls are free (SPEC §6)."""
     n, m = numbers.exact.shape
-    if n == 0 or m == 0:
-        return []
     # lexsort is stable: ties keep the flat order i * m + j, i.e. (prediction, gold) index
     order = np.lexsort((_ranks(numbers.fp + numbers.fn), _ranks(-numbers.tp), ~numbers.exact.ravel()))
     free_p, free_g = bytearray(b"\1") * n, bytearray(b"\1") * m
@@ -143,114 +140,96 @@ def _ranks(values: Any) -> Any:
 
 
 class Cost:
-    """The optimal matcher's exact integer cost, kept as its parts: ``cost[i, j] =
-    primary·wt·m1 − exact·m2 − tp·wt·m3 + fp·wt`` (each part an array, ``wt`` the tool
-    weight's units, ``m1 > m2 > m3`` the spans that make the sum over ``k`` pairs order
-    assignments by primary, then exact, then tp, then fp)."""
+    """An exact integer cost matrix, ``Σ part · factor``, kept as its parts (``int64`` or
+    Python-int arrays) and factors (Python ints): it is read whole as ``int64`` where it
+    surely fits, as a float image, or row by row in exact integers."""
 
-    def __init__(self, primary: Any, exact: Any, tp: Any, fp: Any, wt: int, k: int) -> None:
-        def most(a: Any) -> int:
-            return max(abs(int(a.max())), abs(int(a.min()))) if a.size else 0
-
-        self.parts, self.wt = (primary, exact, tp, fp), wt
-        self.m3 = 2 * k * wt * most(fp) + 1
-        self.m2 = (2 * k * wt * most(tp) + 1) * self.m3
-        self.m1 = (2 * k + 1) * self.m2
-        self.bound = most(primary) * wt * self.m1 + self.m2 + most(tp) * wt * self.m3 + most(fp) * wt
-        #: Floats of the cost are of ``cost >> shift`` (an image in float64 range, for any weights).
+    def __init__(self, parts: Sequence[Any], factors: Sequence[int]) -> None:
+        self.parts, self.factors = tuple(parts), tuple(factors)
+        self.shape = self.parts[0].shape
+        #: No entry is larger in magnitude.
+        self.bound = sum(_most(p) * abs(f) for p, f in zip(self.parts, self.factors))
+        #: The float image is of ``cost >> shift``: in float64 range for any weights.
         self.shift = max(0, self.bound.bit_length() - 900)
-        self.shape = exact.shape
-        self._exact_rows: dict[int, Any] = {}
+        self._rows: dict[int, Any] = {}
 
     def transposed(self) -> Cost:
-        other = copy.copy(self)
-        other.parts, other.shape = tuple(p.T for p in self.parts), self.shape[::-1]
-        other._exact_rows = {}
-        return other
+        return Cost([p.T for p in self.parts], self.factors)
 
-    def exact_row(self, i: int) -> Any:
-        """Row ``i`` of the exact cost (Python ints), computed once: the negative-cycle search
-        reads the same rows again and again."""
-        row = self._exact_rows.get(i)
-        if row is None:
-            row = self._exact_rows[i] = self.rows(i)
-        return row
+    def exact(self, kind: Any = object) -> Any:
+        """The whole matrix in Python ints, or in ``np.int64`` (when ``bound`` fits it)."""
+        return sum(p.astype(kind) * f for p, f in zip(self.parts, self.factors))
 
-    def factors(self) -> tuple[int, int, int, int]:
-        return self.wt * self.m1, -self.m2, -self.wt * self.m3, self.wt
+    def row(self, i: int) -> Any:
+        """Row ``i`` in Python ints, computed once: the negative-cycle search reads the same
+        rows again and again."""
+        if i not in self._rows:
+            self._rows[i] = sum(p[i].astype(object) * f for p, f in zip(self.parts, self.factors))
+        return self._rows[i]
 
-    def rows(self, rows: Any = slice(None), kind: Any = object) -> Any:
-        """The exact cost of ``rows`` (``object``: Python ints; ``np.int64`` if it fits; or
-        ``np.float64``, rounded)."""
-        out = 0
-        for part, factor in zip(self.parts, self.factors()):
-            if kind is np.float64:
-                out = out + part[rows].astype(np.float64) * float(factor >> self.shift)
-            else:
-                out = out + part[rows].astype(kind) * factor
-        return out
+    def image(self) -> Any:
+        """``cost >> shift`` in float64, rounded."""
+        return sum(p.astype(np.float64) * float(f >> self.shift) for p, f in zip(self.parts, self.factors))
 
 
 def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
              units: Mapping[float, int], level: str, k: int | None = None) -> Cost:
-    """The cost whose minimum over assignments of ``k`` pairs (default: the smaller side) is
-    the optimal matcher's objective: fewest FP+FN at ``level``, then most exact pairs, then
-    most TP, then fewest FP — in exact integers (each but exactness in units of ``wt``)."""
-    n, m = numbers.exact.shape
-    wt, name = units[spec.weight], units[1.0]
+    """The cost whose least sum over assignments of ``k`` pairs (default: the smaller side)
+    is the optimal matcher's objective (SPEC §6): fewest FP+FN at ``level``, then most exact
+    pairs, then most TP, then fewest FP — in exact integers."""
     exact = numbers.exact.astype(np.int64)
-    if level == "call":  # a pair: exact (TP wt) or not (FP+FN 2wt); unmatched: wt each side
-        return Cost(-2 * exact, exact, exact, -exact, wt, min(n, m) if k is None else k)
-    # the cost of leaving a call unmatched (FP+FN, and FP): its name and arguments
+    if level == "call":  # FP+FN, exact pairs, TP and FP: each follows the number of exact pairs
+        return Cost([-exact], [1])
+    n, m = exact.shape
+    k = min(n, m) if k is None else k
+    wt, name = units[spec.weight], units[1.0]
+    # what leaving a call unmatched costs (its FP or FN): its name and arguments
     un_p = _int_array([name + sum(units[spec.arg_weight(a)] for a in p.arguments) for p in preds])[:, None]
     un_g = _int_array([name + sum(units[spec.arg_weight(a)] for a, acc in g.arguments.items() if not acc.optional)
                        for g in golds])[None, :]
-    wide = object if object in (un_p.dtype, un_g.dtype, numbers.tp.dtype) or 4 * int(un_p.max(initial=0)) + 4 * int(
-        un_g.max(initial=0)) >= 2**62 else np.int64
-    tp_args, fp_args, fn_args, un_p, un_g = (a.astype(wide) for a in (numbers.tp, numbers.fp, numbers.fn, un_p, un_g))
-    return Cost(fp_args + fn_args - un_p - un_g, exact, name + tp_args, fp_args - un_p, wt,
-                min(n, m) if k is None else k)
-
-
-#: Up to this much work (n·m·min(n, m)) the exact integer solver is the pure-Python
-#: Hungarian (:func:`_hungarian_exact`); above it, scipy's answer in floats repaired exactly.
-_HUNGARIAN_WORK = 10**6
+    parts = [numbers.tp, numbers.fp, numbers.fn, un_p, un_g]
+    if any(p.dtype == object for p in parts) or 4 * max(map(_most, parts)) >= 2**62:  # sums could overflow int64
+        parts = [p.astype(object) for p in parts]
+    tp_args, fp_args, fn_args, un_p, un_g = parts
+    # a pair's FP+FN, TP and FP, each against leaving its two calls unmatched (in units of wt)
+    errors, tp, fp = fp_args + fn_args - un_p - un_g, name + tp_args, fp_args - un_p
+    # spans that make any sum over k pairs order assignments by errors, then exact, tp, fp
+    m3 = 2 * k * wt * _most(fp) + 1
+    m2 = (2 * k * wt * _most(tp) + 1) * m3
+    m1 = (2 * k + 1) * m2
+    return Cost([errors, exact, tp, fp], [wt * m1, -m2, -wt * m3, wt])
 
 
 def _solve(cost: Cost) -> list[tuple[int, int]]:
     """The assignment of least total cost, every call of the smaller side paired: scipy's
-    solver when every sum fits a float64 exactly; else an exact solver."""
+    solver, exact when every sum fits a float64; else its answer repaired in exact integers."""
     from scipy.optimize import linear_sum_assignment
 
-    n, m = cost.shape
-    k = min(n, m)
     if cost.bound < 2**62:
-        full = cost.rows(kind=np.int64)
-        if max(abs(int(full.max())), abs(int(full.min()))) * 2 * (k + 1) < 2**53:
+        full = cost.exact(np.int64)
+        if _most(full) * 2 * (min(cost.shape) + 1) < 2**53:
             rows, cols = linear_sum_assignment(full.astype(np.float64))
             return sorted(zip(rows.tolist(), cols.tolist()))
-    if n * m * k <= _HUNGARIAN_WORK:
-        return _hungarian_exact(cost.rows().tolist())
     return _repaired(cost)
 
 
 def _repaired(cost: Cost) -> list[tuple[int, int]]:
-    """The exact least-cost assignment of a large cost that floats cannot hold: scipy's
-    answer on the float64 image, then each negative cycle of the residual graph, found with
-    exact integers (:func:`_negative_cycle`), cancelled, until there is none — which proves
-    the assignment optimal."""
+    """The exact least-cost assignment of a cost that floats cannot hold: scipy's answer on
+    the float image, then each negative cycle of the residual graph, found with exact
+    integers (:func:`_negative_cycle`), cancelled, until there is none — which proves the
+    assignment optimal."""
     from scipy.optimize import linear_sum_assignment
 
     flipped = cost.shape[0] > cost.shape[1]
     if flipped:
         cost = cost.transposed()
-    image = cost.rows(kind=np.float64)
+    image = cost.image()
     rows, cols = linear_sum_assignment(image)
     col_of = cols[np.argsort(rows)].tolist()  # row i sits in column col_of[i]; every row sits
     while (cycle := _negative_cycle(cost, image, col_of)) is not None:
         owner = {c: i for i, c in enumerate(col_of)}
         moves = [(owner[u], v) for u, v in zip(cycle, cycle[1:] + cycle[:1]) if u < cost.shape[1] and v < cost.shape[1]]
-        if sum(cost.rows(i)[v] - cost.rows(i)[col_of[i]] for i, v in moves) >= 0:
+        if sum(cost.row(i)[v] - cost.row(i)[col_of[i]] for i, v in moves) >= 0:
             raise RuntimeError("exact assignment: a cycle that is not negative")  # cannot happen
         for i, v in moves:
             col_of[i] = v
@@ -296,7 +275,7 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
             i = owner[c]
             rough = image[i]
             maybe = np.flatnonzero(rough + (near[c] - rough[c]) < near + slack)
-            row = cost.exact_row(i)
+            row = cost.row(i)
             reach = row[maybe] + (dist[c] - row[c])
             better = maybe[reach < dist[maybe]]
             dist[better] = reach[reach < dist[maybe]]
@@ -314,113 +293,18 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
 
 def _cycle_of(pred: Any) -> list[int] | None:
     """A cycle in the predecessor graph (each node's ``pred``), in edge order, or None."""
-    state = [0] * len(pred)  # 0 new, 1 on the current walk, 2 done
-    links = pred.tolist()
+    links, walked_from = pred.tolist(), [-1] * len(pred)
     for start in range(len(links)):
-        walk = []
         node = start
-        while node >= 0 and state[node] == 0:
-            state[node] = 1
-            walk.append(node)
+        while node >= 0 and walked_from[node] < 0:
+            walked_from[node] = start
             node = links[node]
-        if node >= 0 and state[node] == 1:  # back on this walk: a cycle
-            cycle = walk[walk.index(node):]
+        if node >= 0 and walked_from[node] == start:  # back on this walk: a cycle
+            cycle = [node]
+            while links[cycle[-1]] != node:
+                cycle.append(links[cycle[-1]])
             return cycle[::-1]  # pred points backwards: reverse into edge order
-        for v in walk:
-            state[v] = 2
     return None
-
-
-def _hungarian_exact(cost: list[list[int]]) -> list[tuple[int, int]]:
-    """Minimum-cost assignment over Python integers (exact for any magnitude).
-
-    Used only when the integer costs do not fit a float64 exactly; O(n²m).
-    """
-    n, m = len(cost), len(cost[0])
-    transposed = n > m
-    if transposed:
-        cost = [list(col) for col in zip(*cost)]
-        n, m = m, n
-    inf = float("inf")
-    u = [0] * (n + 1)
-    v = [0] * (m + 1)
-    p = [0] * (m + 1)
-    way = [0] * (m + 1)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv: list[Any] = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            delta: Any = inf
-            j1 = 0
-            for j in range(1, m + 1):
-                if not used[j]:
-                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
-                    if cur < minv[j]:
-                        minv[j] = cur
-                        way[j] = j0
-                    if minv[j] < delta:
-                        delta = minv[j]
-                        j1 = j
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while True:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-            if j0 == 0:
-                break
-    pairs = [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j] != 0]
-    if transposed:
-        pairs = [(b, a) for a, b in pairs]
-    return sorted(pairs)
-
-
-def assign(
-    results: list[list[PairResult]],
-    preds: Sequence[Call],
-    golds: Sequence[GoldCall],
-    spec: ToolSpec,
-    *,
-    matching: str = "greedy",
-    level: str = "call",
-) -> list[tuple[int, int]]:
-    """Pair the calls of one name group; ``results[i][j]`` judges ``preds[i]`` vs ``golds[j]``
-    (:func:`compare_call`), ``spec`` gives the weights.
-
-    Every call of the smaller side is paired. Returns ``(i, j)`` index pairs, sorted.
-
-    Examples
-    --------
-    >>> from toolcall_f1.schema import compile_tools
-    >>> preds = [Call("f", {"x": 1}), Call("f", {"x": 2})]
-    >>> golds = [GoldCall.from_call(Call("f", {"x": 2}))]
-    >>> assign([[compare_call(p, g)] for p in preds for g in golds], preds, golds, compile_tools([], {}).spec_for_weights("f"))
-    [(1, 0)]
-    """
-    if not results or not results[0]:
-        return []
-    units = _group_units(preds, golds, spec)
-    return _assign(_numbers(results, units), preds, golds, spec, units, matching, level)
-
-
-def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
-            units: Mapping[float, int], matching: str, level: str) -> list[tuple[int, int]]:
-    if numbers.exact.size == 1:
-        return [(0, 0)]
-    if matching == "greedy":
-        return _greedy(numbers)
-    return _solve(_optimal(numbers, preds, golds, spec, units, level))
 
 
 # --------------------------------------------------------------------------- one name group
@@ -431,18 +315,17 @@ def _match_group(
     fill_defaults: bool, matching: str, level: str, details: bool,
 ) -> list[tuple[int, int, PairResult]]:
     """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``:
-    every pair judged for its numbers, assigned, and the chosen pairs judged in full
-    (for exactness alone where nothing else is counted: call level without details)."""
+    every pair judged for its numbers, assigned, and the chosen pairs judged in full."""
     exact_only = not details and level == "call"  # nothing but exactness is counted
 
-    def judge(a: int, b: int) -> PairResult:
-        if exact_only and matching == "optimal":  # nor is anything else assigned on
+    def judge(a: int, b: int, ranked: bool = False) -> PairResult:
+        """The pair judged in full, or for exactness alone where nothing else is read
+        (``ranked``: greedy ranks the candidate pairs by their agreeing weight)."""
+        if exact_only and not (ranked and matching == "greedy"):
             return EXACT_ONLY if is_exact(gp[a], gg[b], tool, canon, fill_defaults) else INEXACT_ONLY
         return compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
 
     if len(gp) == len(gg) == 1:  # one pair: the only choice
-        if exact_only:
-            return [(0, 0, EXACT_ONLY if is_exact(gp[0], gg[0], tool, canon, fill_defaults) else INEXACT_ONLY)]
         return [(0, 0, judge(0, 0))]
     units = _group_units(gp, gg, wspec)
     if SHORTCUTS and len(gp) * len(gg) >= _SHORTCUT_FROM:
@@ -450,17 +333,22 @@ def _match_group(
         if classed is not None:
             return classed
         numbers = judge_group(gp, gg, tool, wspec, canon, fill_defaults, units)
-        picked = _assign(numbers, gp, gg, wspec, units, matching, level)
-        if exact_only:
-            return [(a, b, EXACT_ONLY if numbers.exact[a, b] else INEXACT_ONLY) for a, b in picked]
-        return [(a, b, judge(a, b)) for a, b in picked]
-    results = [[judge(a, b) for b in range(len(gg))] for a in range(len(gp))]
+        return [(a, b, judge(a, b)) for a, b in _assign(numbers, gp, gg, wspec, units, matching, level)]
+    results = [[judge(a, b, ranked=True) for b in range(len(gg))] for a in range(len(gp))]
     chosen: list[tuple[int, int]] | None = None
     if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
         chosen = _forced_exact([[r.exact for r in row] for row in results])
     if chosen is None:
         chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
     return [(a, b, results[a][b]) for a, b in chosen]
+
+
+def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
+            units: Mapping[float, int], matching: str, level: str) -> list[tuple[int, int]]:
+    """The chosen pairs ``(i, j)`` of a group judged for its numbers, sorted."""
+    if matching == "greedy":
+        return _greedy(numbers)
+    return _solve(_optimal(numbers, preds, golds, spec, units, level))
 
 
 def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None:
@@ -490,30 +378,26 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
 _MAX_CLASS_PAIRS = 256
 
 
-def _classes(keys: Sequence[Any]) -> tuple[list[int], list[int]]:
-    """``(class of each item, first item of each class)`` for items with equal keys; an item
-    whose key is None is a class of its own."""
-    first: dict[Any, int] = {}
+def _classes(keys: Sequence[object]) -> tuple[list[int], list[int]]:
+    """``(class of each item, first item of each class)`` for items with equal keys."""
+    first: dict[object, int] = {}
     class_of: list[int] = []
     reps: list[int] = []
     for i, key in enumerate(keys):
-        c = first.get(key) if key is not None else None
-        if c is None:
-            c = len(reps)
+        if key not in first:
+            first[key] = len(reps)
             reps.append(i)
-            if key is not None:
-                first[key] = c
-        class_of.append(c)
+        class_of.append(first[key])
     return class_of, reps
 
 
-def _strict_key(value: Any) -> bytes | None:
+def _strict_key(value: Any) -> object:
     """``marshal`` bytes: equal only for identical plain data (``1``, ``1.0`` and ``True``
-    differ, and so does key order), or None for anything else."""
+    differ, and so does key order); for anything else, a key equal to no other."""
     try:
         return marshal.dumps(value)
     except ValueError:
-        return None
+        return object()
 
 
 def _match_classes(
@@ -542,22 +426,14 @@ def _match_classes(
     if matching == "greedy":
         pairs = _greedy_classes(numbers, p_class, g_class)
     else:
-        k = min(len(preds), len(golds))
-        cost = _optimal(numbers, rp, rg, wspec, units, level, k).rows().tolist()
-        flows = _transport(cost, _sizes(p_class, len(p_reps)), _sizes(g_class, len(g_reps)), k)
-        pairs = _pairs_of_flows(flows, p_class, g_class)
+        cost = _optimal(numbers, rp, rg, wspec, units, level, min(len(preds), len(golds)))
+        pairs = _transport(cost.exact().tolist(), p_class, g_class)
     return [(i, j, judged[p_class[i]][g_class[j]]) for i, j in pairs]
 
 
-def _sizes(class_of: list[int], n: int) -> list[int]:
-    sizes = [0] * n
-    for c in class_of:
-        sizes[c] += 1
-    return sizes
-
-
-def _members(class_of: list[int], n: int) -> list[list[int]]:
-    members: list[list[int]] = [[] for _ in range(n)]
+def _members(class_of: list[int], n: int) -> list[collections.deque[int]]:
+    """The items of each of ``n`` classes, in index order."""
+    members: list[collections.deque[int]] = [collections.deque() for _ in range(n)]
     for i, c in enumerate(class_of):
         members[c].append(i)
     return members
@@ -568,8 +444,9 @@ def _greedy_classes(numbers: GroupNumbers, p_class: list[int], g_class: list[int
 
     The full greedy takes pairs by rank, then prediction index, then gold index. Within one
     rank that is: each free prediction, in index order, takes the free gold call of lowest
-    index among those it has that rank with — and within a class of identical gold calls,
-    the lowest free index is always the first one left. So each rank costs one pass over the
+    index among those it has that rank with — and within a class of identical calls, the
+    lowest free index is always the first one left (once a prediction finds no partner, no
+    later one of its class does in that rank). So each rank costs one pass over the
     predictions, not over every pair.
     """
     na, nb = numbers.exact.shape
@@ -579,103 +456,74 @@ def _greedy_classes(numbers: GroupNumbers, p_class: list[int], g_class: list[int
         for b in range(nb):
             rank = (not numbers.exact[a, b], -int(numbers.tp[a, b]), int(errors[a][b]))
             by_rank.setdefault(rank, {}).setdefault(a, []).append(b)
-    free_preds = _members(p_class, na)
-    free_golds = [collections.deque(m) for m in _members(g_class, nb)]
+    free_preds, free_golds = _members(p_class, na), _members(g_class, nb)
     limit = min(len(p_class), len(g_class))
     pairs: list[tuple[int, int]] = []
     for rank in sorted(by_rank):
         targets = by_rank[rank]
         for i in sorted(i for a in targets for i in free_preds[a]):
-            best = None
-            for b in targets[p_class[i]]:
-                if free_golds[b] and (best is None or free_golds[b][0] < free_golds[best][0]):
-                    best = b
-            if best is not None:
+            free = [b for b in targets[p_class[i]] if free_golds[b]]
+            if free:
+                best = min(free, key=lambda b: free_golds[b][0])
+                free_preds[p_class[i]].popleft()  # i: the first one left of its class (see above)
                 pairs.append((i, free_golds[best].popleft()))
-                free_preds[p_class[i]].remove(i)
                 if len(pairs) == limit:
                     return sorted(pairs)
     return sorted(pairs)
 
 
-def _transport(cost: list[list[int]], supply: list[int], demand: list[int], k: int) -> list[list[int]]:
-    """The cheapest way to send ``k`` units from rows (each row ``a`` at most ``supply[a]``)
-    to columns (at most ``demand[b]``) at ``cost[a][b]`` per unit, in exact integers: the
-    assignment problem over classes of identical calls (a transportation problem).
-
-    Successive shortest paths (Bellman-Ford, for negative costs) over the residual graph;
-    each augmentation sends as much as the path allows. Returns the flow per (row, column).
-    """
-    na, nb = len(supply), len(demand)
+def _transport(cost: list[list[int]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+    """The least-cost assignment of ``min(n, m)`` pairs where pairing any call of prediction
+    class ``a`` with any of gold class ``b`` costs ``cost[a][b]``, in exact integers: a
+    transportation problem, solved by successive shortest paths (Bellman-Ford, for negative
+    costs), each augmentation sending as many pairs as the path allows."""
+    na, nb = len(cost), len(cost[0])
+    supply, demand = collections.Counter(p_class), collections.Counter(g_class)
     flow = [[0] * nb for _ in range(na)]
-    left_s, left_d = list(supply), list(demand)
-    sent = 0
-    while sent < k:
-        dist, prev = _residual_distances(cost, flow, left_s)
-        ends = [b for b in range(nb) if left_d[b] > 0 and dist[na + b] is not None]
-        end = min(ends, key=lambda b: (dist[na + b], b))
+    left = min(len(p_class), len(g_class))
+    while left:
+        # rows 0..na-1, columns na..na+nb-1; flow sent may be undone (column -> row)
+        edges = [(a, na + b, cost[a][b]) for a in range(na) for b in range(nb)]
+        edges += [(na + b, a, -cost[a][b]) for b in range(nb) for a in range(na) if flow[a][b]]
+        dist, prev = _shortest_paths(edges, [a for a in range(na) if supply[a]], na + nb)
+        end = min((b for b in range(nb) if demand[b] and dist[na + b] is not None), key=lambda b: (dist[na + b], b))
         path = [na + end]
         while prev[path[-1]] >= 0:
             path.append(prev[path[-1]])
         path.reverse()  # row, column, row, column, ..., column
-        amount = min(left_s[path[0]], left_d[end], k - sent)
-        for back in range(1, len(path) - 1, 2):  # column -> row: undoing some flow
-            amount = min(amount, flow[path[back + 1]][path[back] - na])
-        for step in range(0, len(path) - 1):
-            u, v = path[step], path[step + 1]
-            if step % 2 == 0:
+        steps = list(zip(path, path[1:]))
+        amount = min([supply[path[0]], demand[end], left] + [flow[v][u - na] for u, v in steps if u >= na])
+        for u, v in steps:
+            if u < na:
                 flow[u][v - na] += amount
             else:
                 flow[v][u - na] -= amount
-        left_s[path[0]] -= amount
-        left_d[end] -= amount
-        sent += amount
-    return flow
+        supply[path[0]] -= amount
+        demand[end] -= amount
+        left -= amount
+    preds, golds = _members(p_class, na), _members(g_class, nb)
+    return sorted((preds[a].popleft(), golds[b].popleft())
+                  for a in range(na) for b in range(nb) for _ in range(flow[a][b]))
 
 
-def _residual_distances(
-    cost: list[list[int]], flow: list[list[int]], left_s: list[int]
-) -> tuple[list[Any], list[int]]:
-    """Shortest distances from the rows with supply left, over rows → columns (cost) and
-    columns → rows where flow can be undone (−cost): Bellman-Ford rounds until nothing
-    changes (a minimum-cost flow has no negative cycle, so it ends)."""
-    na, nb = len(cost), len(cost[0])
-    dist: list[Any] = [0 if left_s[a] > 0 else None for a in range(na)] + [None] * nb
-    prev = [-1] * (na + nb)
-    for _ in range(na + nb + 1):
+def _shortest_paths(edges: list[tuple[int, int, int]], sources: list[int], size: int) -> tuple[list[Any], list[int]]:
+    """Bellman-Ford from ``sources`` (at 0) over ``(u, v, cost)`` edges: each node's distance
+    (None: unreached) and predecessor (-1: none)."""
+    dist: list[Any] = [None] * size
+    for s in sources:
+        dist[s] = 0
+    prev = [-1] * size
+    for _ in range(size + 1):
         changed = False
-        for a in range(na):
-            da = dist[a]
-            if da is None:
-                continue
-            for b in range(nb):
-                d = da + cost[a][b]
-                if dist[na + b] is None or d < dist[na + b]:
-                    dist[na + b], prev[na + b], changed = d, a, True
-        for b in range(nb):
-            db = dist[na + b]
-            if db is None:
-                continue
-            for a in range(na):
-                if flow[a][b] > 0:
-                    d = db - cost[a][b]
-                    if dist[a] is None or d < dist[a]:
-                        dist[a], prev[a], changed = d, na + b, True
+        for u, v, c in edges:
+            if dist[u] is not None and (dist[v] is None or dist[u] + c < dist[v]):
+                dist[v], prev[v], changed = dist[u] + c, u, True
         if not changed:
             return dist, prev
-    raise RuntimeError("minimum-cost flow: a negative cycle")  # cannot happen: see above
+    raise RuntimeError("minimum-cost flow: a negative cycle")  # cannot happen: a least-cost flow has none
 
 
-def _pairs_of_flows(flows: list[list[int]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
-    """Index pairs from a flow between classes: lowest indices first, class pair by class pair."""
-    preds = [collections.deque(m) for m in _members(p_class, len(flows))]
-    golds = [collections.deque(m) for m in _members(g_class, len(flows[0]))]
-    pairs = []
-    for a, row in enumerate(flows):
-        for b, f in enumerate(row):
-            for _ in range(f):
-                pairs.append((preds[a].popleft(), golds[b].popleft()))
-    return sorted(pairs)
+# --------------------------------------------------------------------------- public
 
 
 def check_choice(value: str, choices: Sequence[str], what: str) -> str:
@@ -695,7 +543,6 @@ def group_by_name(
     for i, name in enumerate(names):
         groups.setdefault(name_canon(name), []).append(i)
     return groups
-
 
 def match_calls(
     pred: Any,
@@ -770,6 +617,8 @@ def match_calls(
     )
 
 
+
+
 def match_indices(
     preds: Sequence[Call],
     golds: Sequence[GoldCall],
@@ -787,22 +636,14 @@ def match_indices(
     alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts); the pairs
     are the same.
     """
-    name_fn = toolset.name_canon
-    if len(preds) == 1 and len(golds) == 1:  # the commonest example: one call on each side
-        p, g = preds[0], golds[0]
-        key = name_fn(p.name)
-        if key != name_fn(g.name):
+    if len(preds) == len(golds) == 1:  # the commonest example: one call on each side
+        key = toolset.name_canon(preds[0].name)
+        if key != toolset.name_canon(golds[0].name):
             return [], [0], [0]
-        if not details and level == "call":
-            exact = is_exact(p, g, toolset.by_key.get(key), canon, fill_defaults)
-            return [(0, 0, EXACT_ONLY if exact else INEXACT_ONLY)], [], []
-        result = compare_call(
-            p, g, tool=toolset.by_key.get(key), weights=toolset.spec_for_weights(p.name),
-            canon=canon, fill_defaults=fill_defaults,
-        )
-        return [(0, 0, result)], [], []
-    pgroups = group_by_name([c.name for c in preds], name_fn)
-    ggroups = group_by_name([c.name for c in golds], name_fn)
+        return _match_group(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
+                            fill_defaults, matching, level, details), [], []
+    pgroups = group_by_name([c.name for c in preds], toolset.name_canon)
+    ggroups = group_by_name([c.name for c in golds], toolset.name_canon)
     pairs: list[tuple[int, int, PairResult]] = []
     for key, pidx in pgroups.items():
         gidx = ggroups.get(key)

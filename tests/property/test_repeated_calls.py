@@ -3,9 +3,9 @@
 The class route (``matching._match_classes``) must give what judging every pair gives:
 the very same pairs for greedy, the same counts (and objective) for optimal. It is switched
 off with the other shortcuts by one module flag (``SHORTCUTS``) to compare public results.
-The exact solvers behind the optimal matcher (the pure-Python Hungarian, scipy's answer
-repaired in exact integers, and the transportation solver over classes) are pinned against
-scipy and against each other, near-ties included.
+The exact solvers behind the optimal matcher (scipy's answer repaired in exact integers, and
+the transportation solver over classes) are pinned against scipy and against an exact oracle
+(a pure-Python Hungarian, here), near-ties included.
 """
 
 from __future__ import annotations
@@ -93,6 +93,47 @@ def test_the_class_route_agrees_with_judging_every_pair(seed: int, level: str, m
 # --------------------------------------------------------------------------- exact solvers
 
 
+def _hungarian(cost: list[list[int]]) -> list[tuple[int, int]]:
+    """The oracle: a minimum-cost assignment over Python integers (exact for any magnitude),
+    every row or every column paired; O(n²m)."""
+    n, m = len(cost), len(cost[0])
+    if n > m:
+        return sorted((i, j) for j, i in _hungarian([list(col) for col in zip(*cost)]))
+    inf = float("inf")
+    u, v, p, way = [0] * (n + 1), [0] * (m + 1), [0] * (m + 1), [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv: list[Any] = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            delta: Any = inf
+            j1 = 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    return sorted((p[j] - 1, j - 1) for j in range(1, m + 1) if p[j] != 0)
+
+
 def _lsa_cost(cost: list[list[int]]) -> int:
     rows, cols = scipy_optimize.linear_sum_assignment(np.array(cost, dtype=np.float64))
     return sum(cost[i][j] for i, j in zip(rows.tolist(), cols.tolist()))
@@ -103,7 +144,7 @@ def test_the_python_hungarian_agrees_with_scipy(seed: int) -> None:
     rng = random.Random(seed)
     n, m = rng.randint(1, 9), rng.randint(1, 9)
     cost = [[rng.randint(-50, 50) for _ in range(m)] for _ in range(n)]
-    pairs = matching._hungarian_exact(cost)
+    pairs = _hungarian(cost)
     assert len(pairs) == min(n, m) == len({i for i, _ in pairs}) == len({j for _, j in pairs})
     assert sum(cost[i][j] for i, j in pairs) == _lsa_cost(cost)
 
@@ -111,7 +152,7 @@ def test_the_python_hungarian_agrees_with_scipy(seed: int) -> None:
 def test_the_python_hungarian_is_exact_beyond_floats() -> None:
     big = 2**80
     cost = [[big + 1, big], [big, big + 3]]
-    assert matching._hungarian_exact(cost) == [(0, 1), (1, 0)]
+    assert _hungarian(cost) == [(0, 1), (1, 0)]
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -120,16 +161,15 @@ def test_the_transport_solver_agrees_with_scipy_on_the_expanded_problem(seed: in
     na, nb = rng.randint(1, 4), rng.randint(1, 4)
     supply = [rng.randint(1, 4) for _ in range(na)]
     demand = [rng.randint(1, 4) for _ in range(nb)]
-    k = min(sum(supply), sum(demand))
-    cost = [[rng.randint(-20, 20) for _ in range(nb)] for _ in range(na)]
-    flows = matching._transport(cost, supply, demand, k)
-    assert sum(map(sum, flows)) == k
-    assert all(sum(row) <= s for row, s in zip(flows, supply))
-    assert all(sum(col) <= d for col, d in zip(zip(*flows), demand))
-    rows = [a for a, s in enumerate(supply) for _ in range(s)]
+    rows = [a for a, s in enumerate(supply) for _ in range(s)]  # the class of each call
     cols = [b for b, d in enumerate(demand) for _ in range(d)]
+    rng.shuffle(rows)
+    rng.shuffle(cols)
+    cost = [[rng.randint(-20, 20) for _ in range(nb)] for _ in range(na)]
+    pairs = matching._transport(cost, rows, cols)
+    assert len(pairs) == min(len(rows), len(cols)) == len({i for i, _ in pairs}) == len({j for _, j in pairs})
     expanded = [[cost[a][b] for b in cols] for a in rows]
-    assert sum(f * cost[a][b] for a, row in enumerate(flows) for b, f in enumerate(row)) == _lsa_cost(expanded)
+    assert sum(expanded[i][j] for i, j in pairs) == _lsa_cost(expanded)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -192,11 +232,11 @@ def test_the_repaired_float_answer_is_the_exact_optimum(seed: int) -> None:
     exact total as the pure-Python Hungarian, on costs far past 2**53 full of near-ties."""
     rng = random.Random(seed)
     n, m = rng.randint(1, 14), rng.randint(1, 14)
-    cost = _cost(rng, n, m, rng.choice(["call", "arg"]))
-    exact = cost.rows()
+    cost = _cost(rng, n, m, "arg")  # at call level the cost is a count of exact pairs
+    exact = cost.exact()
     assert cost.bound >= 2**62
     repaired = matching._repaired(cost)
-    oracle = matching._hungarian_exact(exact.tolist())
+    oracle = _hungarian(exact.tolist())
     assert len(repaired) == min(n, m) == len({i for i, _ in repaired}) == len({j for _, j in repaired})
     assert sum(exact[i, j] for i, j in repaired) == sum(exact[i, j] for i, j in oracle)
 
@@ -218,36 +258,43 @@ def test_a_near_tie_floats_get_wrong_is_repaired() -> None:
     golds = [matching.GoldCall.from_call(Call("f", {})) for _ in range(4)]
     spec = matching.compile_tools([], {"f": {"weight": 1 / 3}}).spec_for_weights("f")
     cost = matching._optimal(numbers, preds, golds, spec, matching._group_units(preds, golds, spec), "arg")
-    exact = cost.rows()
-    best = sum(exact[i, j] for i, j in matching._hungarian_exact(exact.tolist()))
+    exact = cost.exact()
+    best = sum(exact[i, j] for i, j in _hungarian(exact.tolist()))
     assert sum(exact[i, j] for i, j in matching._repaired(cost)) == best
 
 
 def test_large_groups_past_float_range_are_solved_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
-    """300 different calls at argument level with weights written with 16 digits: no
-    pure-Python O(n³) solver runs — and the counts are the exact solver's."""
+    """300 different calls at argument level with weights written with 16 digits: scipy's
+    float answer is repaired in exact integers — and the counts are the exact oracle's."""
     rng = random.Random(3)
     preds = [Call("f", {"a": i, "b": rng.choice("xyz")}) for i in range(300)]
     golds = [("f", {"a": i + rng.choice([0, 0, 1]), "b": rng.choice("xy")}) for i in range(280)]
     metric = ToolCallMetric("arg", matching="optimal",
                             weights={"f": {"weight": 1 / 3, "arguments": {"a": 0.1, "b": 1 / 7}}})
-    with monkeypatch.context() as patched:
-        patched.setattr(matching, "_hungarian_exact", lambda cost: pytest.fail("the pure-Python Hungarian ran"))
-        fast = metric.compute([preds], [golds])
-    monkeypatch.setattr(matching, "_HUNGARIAN_WORK", 10**12)  # the exact pure-Python solver
-    assert metric.compute([preds], [golds]) == fast
+    fast = _repaired_and_oracle(monkeypatch, lambda: metric.compute([preds], [golds]))
+    assert fast[0] == fast[1]
 
 
 def test_weights_far_past_float_range_are_solved_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Weights of 1e-300 and 1/3: integer images beyond float64's range; the repaired solver
-    still agrees with the pure-Python Hungarian on the counts."""
+    still agrees with the exact oracle on the counts."""
     rng = random.Random(5)
     preds = [Call("f", {"a": rng.randint(0, 9), "b": rng.choice("xyz")}) for _ in range(120)]
     golds = [("f", {"a": rng.randint(0, 9), "b": rng.choice("xy")}) for _ in range(110)]
     metric = ToolCallMetric("arg", matching="optimal", weights={"f": {"arguments": {"a": 1e-300, "b": 1 / 3}}})
     monkeypatch.setattr(matching, "SHORTCUTS", False)
+    fast = _repaired_and_oracle(monkeypatch, lambda: metric.compute([preds], [golds]))
+    assert fast[0] == fast[1]
+
+
+def _repaired_and_oracle(monkeypatch: pytest.MonkeyPatch, run: Any) -> tuple[Any, Any]:
+    """``run()`` as it is (checking that it repairs a float answer), then with the exact
+    oracle in place of the repaired solver."""
+    repaired, shapes = matching._repaired, []
     with monkeypatch.context() as patched:
-        patched.setattr(matching, "_hungarian_exact", lambda cost: pytest.fail("the pure-Python Hungarian ran"))
-        fast = metric.compute([preds], [golds])
-    monkeypatch.setattr(matching, "_HUNGARIAN_WORK", 10**12)
-    assert metric.compute([preds], [golds]) == fast
+        patched.setattr(matching, "_repaired", lambda cost: shapes.append(cost.shape) or repaired(cost))
+        fast = run()
+    assert shapes, "the repaired solver did not run"
+    with monkeypatch.context() as patched:
+        patched.setattr(matching, "_repaired", lambda cost: _hungarian(cost.exact().tolist()))
+        return fast, run()
