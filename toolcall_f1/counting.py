@@ -90,11 +90,9 @@ def _checked_units(field: str, x: Any) -> int:
 
 
 class Counts:
-    """Weighted TP/FP/FN, the sufficient statistics; ``+`` merges them (micro-averaging).
-
-    The sums are kept exactly: ``Counts.total(parts[:k]) + Counts.total(parts[k:])`` equals
-    ``Counts.total(parts)`` for every split, and ``tp``, ``fp``, ``fn`` read out floats
-    rounded once (the same floats :func:`math.fsum` of the terms gives).
+    """Weighted TP/FP/FN, the sufficient statistics; ``+`` merges them (micro-averaging)
+    exactly, in any grouping: ``tp``, ``fp``, ``fn`` read out the floats :func:`math.fsum` of
+    all the terms gives.
 
     Parameters
     ----------

@@ -35,7 +35,12 @@ REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the 
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
 PARSE_ERROR_WARNING_MIN = 10
-#: References larger than this (as marshal bytes) are read each time, not remembered.
+#: A metric's memo (:class:`~toolcall_f1.memo.Memo`) of what it read and compiled: tool sets,
+#: references' own tools, references. Small on purpose: it catches what repeats from one example
+#: to the next (answers sampled for one prompt, BFCL's entries), while many trees of gold calls
+#: slow the garbage collector.
+_MEMO_SIZE = 64
+#: Inputs larger than this (as marshal bytes) are read each time, not remembered.
 _MEMO_MAX_BYTES = 65536
 
 
@@ -44,29 +49,6 @@ def mostly_unreadable(num_parse_errors: int, num_examples: int) -> bool:
     unreadable, in a corpus of at least :data:`PARSE_ERROR_WARNING_MIN` examples? The one rule
     behind ``compute()``'s warning and the CLI's."""
     return num_examples >= PARSE_ERROR_WARNING_MIN and num_parse_errors * 2 > num_examples
-
-
-class _Readings:
-    """What one metric has read and compiled, by content: owned by the metric, dropped when
-    pickled.
-
-    An input is remembered only when it is plain JSON data (:func:`is_plain_json`): its
-    :func:`~toolcall_f1.memo.content_key` then tells it apart from any input that could read
-    differently (numpy arrays, which ``marshal`` writes as raw bytes, are read each time).
-    """
-
-    __slots__ = ("example_tools", "references", "toolsets")
-
-    def __init__(self) -> None:
-        #: Compiled tool sets (:func:`~toolcall_f1.schema.compile_tools`'s cache).
-        self.toolsets = Memo(512)
-        #: A reference's own tools → ``(tool set, digest, True)``, by (content, the call's tool set).
-        self.example_tools = Memo(16)
-        #: A reference → ``(gold calls, tool set, digest)``, by (content, format, the call's tool
-        #: set). Few on purpose: they catch what repeats from one example to the next (answers
-        #: sampled for one prompt, BFCL's entries), while many trees of gold calls slow the
-        #: garbage collector.
-        self.references = Memo(16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +100,7 @@ class ToolCallMetric:
     -----
     ToolCallWarning
         When ``weights`` name a tool (or argument) the schemas do not declare, and for the
-        schema mistakes :func:`~toolcall_f1.schema.merge_tools` and
-        :func:`~toolcall_f1.schema.compile_tools` warn about. The score never changes.
+        schema mistakes :mod:`toolcall_f1.schema` warns about. The score never changes.
 
     Examples
     --------
@@ -159,24 +140,24 @@ class ToolCallMetric:
         self.on_parse_error = check_choice(on_parse_error, PARSE_ERROR_MODES, "on_parse_error")
         self.tools = merge_tools(grammar if tools is None else tools)
         self.weights = validate_weights(weights)
-        self._readings = _Readings()
+        self._memo = Memo(_MEMO_SIZE)
         self._toolset = self._compile(self.tools, self.weights)
         warn_unknown_weights(self._toolset, self.weights)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the cache of readings (a new metric starts with an empty one)."""
+        """Pickled without its memo (a new metric starts with an empty one)."""
         state = self.__dict__.copy()
-        del state["_readings"]
+        del state["_memo"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._readings = _Readings()
+        self._memo = Memo(_MEMO_SIZE)
 
     # -- settings ------------------------------------------------------------------------
 
     def _compile(self, tools: Sequence[Mapping[str, Any]], weights: Mapping[str, Any]) -> ToolSet:
-        return compile_tools(tools, weights, self._name_fn, cache=self._readings.toolsets)
+        return compile_tools(tools, weights, self._name_fn, cache=self._memo)
 
     def _run(
         self, tools: Any, weights: Any, reference_format: str | None, prediction_format: Any, *,
@@ -263,13 +244,15 @@ class ToolCallMetric:
 
     def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
         """A reference → (gold calls, the tool set they are judged with, its own tools' digest),
-        remembered by content: consecutive examples often share their reference."""
+        remembered by content when it is plain data (:func:`is_plain_json`; numpy arrays, which
+        ``marshal`` writes as raw bytes, are read each time): consecutive examples often share
+        their reference."""
         if reference is None:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")
         key = content_key(reference, _MEMO_MAX_BYTES)
-        slot = (key, run.reference_format, run.toolset)  # a ToolSet hashes by identity
-        hit = None if key is None else self._readings.references.get(slot)
+        slot = ("reference", key, run.reference_format, run.toolset)  # a ToolSet hashes by identity
+        hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
         calls, raw_tools = _split_reference(reference, index)
@@ -279,7 +262,7 @@ class ToolCallMetric:
         plain = plain and key is not None and is_plain_json(calls)
         golds = self._read_gold(calls if plain else plain_json(calls), run.reference_format, index, toolset)
         if plain:
-            self._readings.references.put(slot, (golds, toolset, digest))
+            self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
 
     def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str, bool]:
@@ -287,8 +270,8 @@ class ToolCallMetric:
         they plain data), remembered by content: references often share their tools (one
         agent's tools for every task; BFCL's categories)."""
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
-        slot = (key, run.toolset)
-        hit = None if key is None else self._readings.example_tools.get(slot)
+        slot = ("example tools", key, run.toolset)
+        hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
         plain = key is not None and is_plain_json(raw_tools)
@@ -302,7 +285,7 @@ class ToolCallMetric:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = _digest(example_tools) if example_tools else ""
         if plain:
-            self._readings.example_tools.put(slot, (toolset, digest, True))
+            self._memo.put(slot, (toolset, digest, True))
         return toolset, digest, plain
 
     def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
@@ -462,8 +445,8 @@ class ToolCallMetric:
         return_details: bool = False,
         progress: bool = False,
     ) -> dict[str, Any]:
-        """Score a corpus: the dict of SPEC §8. Each example's score is folded into a
-        :class:`~toolcall_f1.counting.Tally` and dropped (kept as details if asked).
+        """Score a corpus: the dict of SPEC §8, from one pass that folds each example's score
+        into a :class:`~toolcall_f1.counting.Tally` and drops it (its details kept if asked).
 
         Parameters
         ----------
