@@ -259,9 +259,14 @@ class Tally:
         self.num_parse_errors += score.parse_error is not None
         self.hallucinated_tools += score.hallucinated_tools
         self.hallucinated_args += score.hallucinated_args
-        _add_rows(self.per_tool, score.per_tool)
+        self._add_per_tool(score.per_tool)
         if score.tools_digest:
             self.digests.add(score.tools_digest)
+
+    def _add_per_tool(self, per_tool: Mapping[str, Counts]) -> None:
+        for name, counts in per_tool.items():
+            known = self.per_tool.get(name)
+            self.per_tool[name] = counts if known is None else known + counts
 
     def merge(self, other: Tally) -> None:
         """Fold another tally in, exactly (as if its examples had been added here)."""
@@ -271,7 +276,7 @@ class Tally:
         self.num_parse_errors += other.num_parse_errors
         self.hallucinated_tools += other.hallucinated_tools
         self.hallucinated_args += other.hallucinated_args
-        _add_rows(self.per_tool, other.per_tool)
+        self._add_per_tool(other.per_tool)
         self.digests |= other.digests
 
     def __add__(self, other: Tally) -> Tally:
@@ -307,9 +312,3 @@ class Tally:
             out["per_tool"] = {name: self.per_tool[name].as_dict() for name in sorted(self.per_tool)}
         return out
 
-
-def _add_rows(rows: dict[str, Counts], more: Mapping[str, Counts]) -> None:
-    """Add per-tool rows to ``rows``, tool by tool."""
-    for name, counts in more.items():
-        known = rows.get(name)
-        rows[name] = counts if known is None else known + counts

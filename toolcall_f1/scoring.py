@@ -26,11 +26,12 @@ class Score:
     """One example's result: weighted counts, its exact flag, and what was matched.
 
     ``pairs`` holds ``(pred_index, gold_index, PairResult)``; ``preds`` and ``golds`` are
-    the calls read from the example. ``tp``, ``fp``, ``fn``, ``precision``, ``recall`` and
-    ``f1`` are read from ``counts``.
+    the calls read from the example.
     """
 
-    counts: Counts
+    tp: float
+    fp: float
+    fn: float
     exact: bool
     parse_error: str | None = None
     preds: tuple[Call, ...] = ()
@@ -44,28 +45,20 @@ class Score:
     tools_digest: str = ""
 
     @property
-    def tp(self) -> float:
-        return self.counts.tp
-
-    @property
-    def fp(self) -> float:
-        return self.counts.fp
-
-    @property
-    def fn(self) -> float:
-        return self.counts.fn
+    def counts(self) -> Counts:
+        return Counts(self.tp, self.fp, self.fn)
 
     @property
     def precision(self) -> float:
-        return self.counts.precision
+        return prf(self.tp, self.fp, self.fn)[0]
 
     @property
     def recall(self) -> float:
-        return self.counts.recall
+        return prf(self.tp, self.fp, self.fn)[1]
 
     @property
     def f1(self) -> float:
-        return self.counts.f1
+        return prf(self.tp, self.fp, self.fn)[2]
 
     def to_dict(self) -> dict[str, Any]:
         """Per-example details: counts, exact flag, pairs with each argument's verdict."""
@@ -147,8 +140,9 @@ def count_example(
             declared = toolset.by_key.get(key)
             rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight))
     hallucinated_tools, hallucinated_args = _hallucinations(preds, toolset)
+    counts = example_counts((verdict, weight) for verdict, weight, _ in fields)
     return Score(
-        example_counts((verdict, weight) for verdict, weight, _ in fields),
+        counts.tp, counts.fp, counts.fn,
         exact=parse_error is None and not unmatched_pred and not unmatched_gold and all(r.exact for _, _, r in pairs),
         parse_error=parse_error,
         preds=tuple(preds), golds=tuple(golds), pairs=tuple(pairs),
