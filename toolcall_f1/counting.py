@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-__all__ = ["Counts", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "prf"]
+__all__ = ["Counts", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "example_counts", "prf"]
 
 
 class EmptyCorpusError(ValueError):
@@ -66,37 +66,33 @@ VERDICT_COUNTS: dict[str, tuple[int, int, int]] = {
 #: correctly, back to a float.
 _EXPONENT = 1074
 _UNIT = 1 << _EXPONENT
-_INF = math.inf
 
 
 def _units(x: float) -> int:
-    """A finite count ``x`` (checked by the caller) as an exact whole number of units."""
+    """A finite count ``x`` >= 0 (checked by the caller) as an exact whole number of units."""
     num, den = (x if type(x) is float else float(x)).as_integer_ratio()
     return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
 
 
 def _checked_units(field: str, x: Any) -> int:
-    """:func:`_units` of a count given to the public constructor, which must be a finite
-    number >= 0 (a bool is not a count)."""
+    """:func:`_units` of a count given to the public constructor: a finite number >= 0 (a
+    bool is not a count)."""
     t = type(x)
     if t is not float and t is not int and (isinstance(x, bool) or not isinstance(x, Real)):
         raise TypeError(f"Counts: {field}={x!r}: expected a finite number >= 0, got {t.__name__}")
     try:
-        value = x if t is float else float(x)
+        value = float(x)
     except OverflowError:
-        value = _INF
-    if not 0 <= value < _INF:  # False for NaN too
+        value = math.inf
+    if not 0 <= value < math.inf:  # False for NaN too
         raise ValueError(f"Counts: {field}={x!r}: expected a finite number >= 0")
-    num, den = value.as_integer_ratio()
-    return num << (_EXPONENT + 1 - den.bit_length())
+    return _units(value)
 
 
 class Counts:
-    """Weighted TP/FP/FN, the sufficient statistics; ``+`` merges them (micro-averaging).
-
-    The sums are kept exactly: ``Counts.total(parts[:k]) + Counts.total(parts[k:])`` equals
-    ``Counts.total(parts)`` for every split, and ``tp``, ``fp``, ``fn`` read out floats
-    rounded once (the same floats :func:`math.fsum` of the terms gives).
+    """Weighted TP/FP/FN, the sufficient statistics; ``+`` merges them (micro-averaging)
+    exactly, in any grouping: ``tp``, ``fp``, ``fn`` read out the floats :func:`math.fsum` of
+    all the terms gives.
 
     Parameters
     ----------
@@ -204,6 +200,24 @@ class Counts:
         return Counts._of_units(tp, fp, fn)
 
 
+def example_counts(fields: Iterable[tuple[str, float]]) -> Counts:
+    """One example's counts from its fields ``(verdict, weight)`` (SPEC §7): each of TP, FP and
+    FN is the :func:`math.fsum` of the weights whose verdict adds to it (:data:`VERDICT_COUNTS`),
+    so neither call order nor argument order can change a digit.
+
+    Examples
+    --------
+    >>> example_counts([("agree", 1.0), ("disagree", 0.5), ("missing", 0.25)])
+    Counts(tp=1.0, fp=0.5, fn=0.75)
+    """
+    terms: tuple[list[float], list[float], list[float]] = ([], [], [])
+    for verdict, weight in fields:
+        for k, adds in enumerate(VERDICT_COUNTS[verdict]):
+            if adds:
+                terms[k].append(weight)
+    return Counts(*(math.fsum(t) for t in terms))
+
+
 class Tally:
     """A corpus folded in one example at a time: what ``compute()`` reports, merged exactly.
 
@@ -225,11 +239,12 @@ class Tally:
     (0.6667, 0.5, 2)
     """
 
-    __slots__ = ("_fn", "_fp", "_tp", "digests", "hallucinated_args", "hallucinated_tools",
+    __slots__ = ("counts", "digests", "hallucinated_args", "hallucinated_tools",
                  "num_exact", "num_examples", "num_parse_errors", "per_tool")
 
     def __init__(self) -> None:
-        self._tp = self._fp = self._fn = 0  # exact sums, in units of 2**-1074
+        #: The corpus's summed TP/FP/FN.
+        self.counts = Counts()
         self.num_examples = self.num_exact = self.num_parse_errors = 0
         self.hallucinated_tools = self.hallucinated_args = 0
         self.per_tool: dict[str, Counts] = {}
@@ -237,15 +252,8 @@ class Tally:
         self.digests: set[str] = set()
 
     def add(self, score: Any) -> None:
-        """Fold one example's numbers in: a :class:`~toolcall_f1.scoring.Score`, or anything with
-        its ``tp fp fn exact parse_error hallucinated_tools hallucinated_args per_tool
-        tools_digest``."""
-        if score.tp:  # most counts of an example are zero
-            self._tp += _units(score.tp)
-        if score.fp:
-            self._fp += _units(score.fp)
-        if score.fn:
-            self._fn += _units(score.fn)
+        """Fold one example's :class:`~toolcall_f1.scoring.Score` in."""
+        self.counts += score.counts
         self.num_examples += 1
         self.num_exact += bool(score.exact)
         self.num_parse_errors += score.parse_error is not None
@@ -262,9 +270,7 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         """Fold another tally in, exactly (as if its examples had been added here)."""
-        self._tp += other._tp
-        self._fp += other._fp
-        self._fn += other._fn
+        self.counts += other.counts
         self.num_examples += other.num_examples
         self.num_exact += other.num_exact
         self.num_parse_errors += other.num_parse_errors
@@ -281,11 +287,6 @@ class Tally:
         out.merge(other)
         return out
 
-    @property
-    def counts(self) -> Counts:
-        """The corpus's summed TP/FP/FN."""
-        return Counts._of_units(self._tp, self._fp, self._fn)
-
     def result(self, signature: str, per_tool: bool = False) -> dict[str, Any]:
         """The corpus scores of SPEC §8 (the dict ``compute()`` returns, without details).
 
@@ -297,8 +298,7 @@ class Tally:
         n = self.num_examples
         if n == 0:
             raise EmptyCorpusError()
-        counts = self.counts
-        tp, fp, fn = counts.tp, counts.fp, counts.fn
+        tp, fp, fn = self.counts.tp, self.counts.fp, self.counts.fn
         p, r, f = prf(tp, fp, fn)
         out: dict[str, Any] = {
             "f1": f, "precision": p, "recall": r, "exact_match": self.num_exact / n,
@@ -311,3 +311,4 @@ class Tally:
         if per_tool:
             out["per_tool"] = {name: self.per_tool[name].as_dict() for name in sorted(self.per_tool)}
         return out
+

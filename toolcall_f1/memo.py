@@ -1,9 +1,8 @@
 """The one cache policy: a bounded memo owned by a metric (never a module global).
 
-A :class:`Memo` maps a content key to what was read or compiled from that content. When
-full it is emptied and starts over: one policy, no bookkeeping per hit. Each operation is a
-single dict operation, so threads sharing a metric cannot break it, and metrics in different
-threads share nothing.
+A :class:`Memo` maps a content key to what was read or compiled from that content; when full
+it is emptied and starts over. Each operation is one dict operation, so threads sharing a
+metric cannot break it, and metrics in different threads share nothing.
 """
 
 from __future__ import annotations
@@ -15,14 +14,14 @@ __all__ = ["Memo", "content_key"]
 
 
 def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
-    """The ``marshal`` bytes of a value: a key that tells apart any two values of plain data
-    (exact dict, list, tuple, str, int, float, bool, None) that could read differently — it keeps
-    ``1``, ``1.0`` and ``True`` apart, tuples from lists, and the order of keys — and equal bytes
-    load back as equal data. Written in C, several times faster than ``json.dumps``.
+    """The ``marshal`` bytes of a value: two values of plain data (exact dict, list, tuple,
+    str, int, float, bool, None) that could read differently never share them (``1``, ``1.0``
+    and ``True`` differ, as do tuples and lists, and key orders), and equal bytes load back
+    as equal data. Written in C, several times faster than ``json.dumps``.
 
-    Returns None for what marshal does not write (other objects, data nested too deeply) and
-    for keys over ``max_bytes``: such a value is not remembered. marshal writes buffer objects
-    (numpy arrays) as their raw bytes, so only plain data should be remembered by this key.
+    None (not remembered) for what marshal does not write, data nested too deeply, or bytes
+    over ``max_bytes``. marshal writes buffers (numpy arrays) as their raw bytes: key only
+    plain data by it.
 
     Examples
     --------

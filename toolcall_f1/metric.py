@@ -1,11 +1,10 @@
 """``ToolCallMetric``: one per-example pipeline and one corpus loop (SPEC §2–§8).
 
-Every example travels one route: its reference is read into gold calls and the tool set they
-are judged with (remembered by content in the metric's own cache), its prediction is read
-into calls, and :func:`~toolcall_f1.scoring.count_example` matches and counts them into a
+Every example travels one route (``ToolCallMetric._score``): its reference is read into gold
+calls and the tool set they are judged with, its prediction into calls, and
+:func:`~toolcall_f1.scoring.count_example` matches and counts them into a
 :class:`~toolcall_f1.scoring.Score`. ``compute()`` folds the scores into a
-:class:`~toolcall_f1.counting.Tally`, which divides once at the end; details are a view of the
-same pass. Never a mean of per-example scores.
+:class:`~toolcall_f1.counting.Tally`, which divides once; details are a view of the same pass.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import hashlib
 import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from dataclasses import dataclass
 from typing import Any
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
@@ -22,7 +22,7 @@ from .matching import LEVELS, MATCHINGS, check_choice
 from .memo import Memo, content_key
 from .parsing import FORMATS, Context, read_any
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
-from .scoring import Score, count_example
+from .scoring import Score, count_example, summarize
 from .templates import resolve_format
 from .values import (Canonicalizer, canonicalizer_name, is_plain_json, name_canonicalizer_name, plain_json,
                      resolve_canonicalizer, resolve_name_canonicalizer)
@@ -35,6 +35,13 @@ REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the 
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
 PARSE_ERROR_WARNING_MIN = 10
+#: A metric's memo (:class:`~toolcall_f1.memo.Memo`) of what it read and compiled: tool sets,
+#: references' own tools, references. Small on purpose: it catches what repeats from one example
+#: to the next (answers sampled for one prompt, BFCL's entries), while many trees of gold calls
+#: slow the garbage collector.
+_MEMO_SIZE = 64
+#: Inputs larger than this (as marshal bytes) are read each time, not remembered.
+_MEMO_MAX_BYTES = 65536
 
 
 def mostly_unreadable(num_parse_errors: int, num_examples: int) -> bool:
@@ -42,30 +49,19 @@ def mostly_unreadable(num_parse_errors: int, num_examples: int) -> bool:
     unreadable, in a corpus of at least :data:`PARSE_ERROR_WARNING_MIN` examples? The one rule
     behind ``compute()``'s warning and the CLI's."""
     return num_examples >= PARSE_ERROR_WARNING_MIN and num_parse_errors * 2 > num_examples
-#: References larger than this (as marshal bytes) are read each time, not remembered.
-_MEMO_MAX_BYTES = 65536
 
 
-class _Readings:
-    """What one metric has read and compiled, by content (:class:`~toolcall_f1.memo.Memo`),
-    owned by the metric: never shared between metrics, dropped when pickled.
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One call's settings, checked once: every example of the call is scored with them."""
 
-    A reference is remembered only when it is plain JSON data (:func:`is_plain_json`): its
-    ``marshal`` bytes then tell it apart from any reference that could read differently (numpy
-    arrays, which ``marshal`` writes as raw bytes, are read each time).
-    """
-
-    __slots__ = ("example_tools", "references", "toolsets")
-
-    def __init__(self) -> None:
-        #: Compiled tool sets, by (tools' content, weights' content, name canonicalizer).
-        self.toolsets = Memo(512)
-        #: A reference's own tools: ``(base tool set, tool set, digest)`` by (content, base).
-        self.example_tools = Memo(16)
-        #: ``(base tool set, gold calls, tool set, digest)`` by (content, format, base tool set).
-        #: Few on purpose: they catch what repeats from one example to the next (answers sampled
-        #: for one prompt, BFCL's entries), while many trees of gold calls slow the garbage collector.
-        self.references = Memo(16)
+    tools: list[Mapping[str, Any]]  # the constructor's schemas, the call's laid over them by name
+    weights: dict[str, Any]  # likewise
+    toolset: ToolSet  # compiled from tools and weights
+    reference_format: str
+    prediction_format: Any
+    per_tool: bool  # count per-tool rows
+    details: bool  # at call level, judge each argument (not exactness alone)
 
 
 class ToolCallMetric:
@@ -89,8 +85,7 @@ class ToolCallMetric:
     prediction_format, reference_format
         How text is read (``"auto"``; ``"bfcl"`` for BFCL's strict decoder / possible answers).
         ``prediction_format`` may also be the model's response template (a dict, or a tokenizer
-        with ``.response_template``): transformers' parser reads the text, and the message's
-        ``tool_calls`` are the calls (see :mod:`toolcall_f1.templates`).
+        with ``.response_template``): see :mod:`toolcall_f1.templates`.
     on_parse_error
         ``"count"`` (score as zero calls, count in ``num_parse_errors``) or ``"raise"``.
     grammar
@@ -104,9 +99,8 @@ class ToolCallMetric:
     Warns
     -----
     ToolCallWarning
-        When ``weights`` name a tool the schemas do not declare (or an argument its tool does
-        not declare), and for the schema mistakes :func:`~toolcall_f1.schema.merge_tools` and
-        :func:`~toolcall_f1.schema.compile_tools` warn about. The score never changes.
+        When ``weights`` name a tool (or argument) the schemas do not declare, and for the
+        schema mistakes :mod:`toolcall_f1.schema` warns about. The score never changes.
 
     Examples
     --------
@@ -144,45 +138,46 @@ class ToolCallMetric:
         self.prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
         self.reference_format = check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
         self.on_parse_error = check_choice(on_parse_error, PARSE_ERROR_MODES, "on_parse_error")
-        self.tools = list(merge_tools(grammar if tools is None else tools))
+        self.tools = merge_tools(grammar if tools is None else tools)
         self.weights = validate_weights(weights)
-        self._readings = _Readings()
+        self._memo = Memo(_MEMO_SIZE)
         self._toolset = self._compile(self.tools, self.weights)
         warn_unknown_weights(self._toolset, self.weights)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the cache of readings (a new metric starts with an empty one)."""
+        """Pickled without its memo (a new metric starts with an empty one)."""
         state = self.__dict__.copy()
-        del state["_readings"]
+        del state["_memo"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._readings = _Readings()
+        self._memo = Memo(_MEMO_SIZE)
 
-    # -- configuration -------------------------------------------------------------------
+    # -- settings ------------------------------------------------------------------------
 
     def _compile(self, tools: Sequence[Mapping[str, Any]], weights: Mapping[str, Any]) -> ToolSet:
-        return compile_tools(tools, weights, self._name_fn, cache=self._readings.toolsets)
+        return compile_tools(tools, weights, self._name_fn, cache=self._memo)
 
-    def _toolset_for(self, tools: Any, weights: Any, example_tools: Any = None) -> ToolSet:
-        """The compiled schemas of one call: constructor < call < an example's own tools."""
-        if not tools and not weights and not example_tools:
-            return self._toolset
-        merged_weights = {**self.weights, **validate_weights(weights)} if weights else self.weights
-        return self._compile(merge_plain_tools(self.tools, plain_json(tools), example_tools), merged_weights)
-
-    def _settings(self, tools: Any, weights: Any, reference_format: str | None, prediction_format: Any,
-                  warn: bool = False) -> tuple[ToolSet, str, Any]:
-        """A call's settings checked once: (its tool set, reference format, prediction format)."""
+    def _run(
+        self, tools: Any, weights: Any, reference_format: str | None, prediction_format: Any, *,
+        per_tool: bool = True, details: bool = True, warn: bool = False,
+    ) -> _Run:
+        """A call's settings over the constructor's, checked once. ``warn``: warn about weights
+        for undeclared tools, when the call's tools or weights make a new tool set."""
         if prediction_format is not None:  # a response template's reader is compiled once, here
             prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
         if reference_format is not None:
             check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
-        base = self._toolset_for(tools, weights)
-        if warn and (tools or weights):
-            warn_unknown_weights(base, {**self.weights, **validate_weights(weights)})
-        return base, reference_format or self.reference_format, prediction_format or self.prediction_format
+        all_weights = self.weights if weights is None else {**self.weights, **validate_weights(weights)}
+        all_tools = self.tools if tools is None else merge_plain_tools(self.tools, plain_json(tools))
+        toolset = self._toolset
+        if all_tools is not self.tools or all_weights is not self.weights:
+            toolset = self._compile(all_tools, all_weights)  # the memo gives back the same content's
+            if warn and toolset is not self._toolset:
+                warn_unknown_weights(toolset, all_weights)
+        return _Run(all_tools, all_weights, toolset, reference_format or self.reference_format,
+                    prediction_format or self.prediction_format, per_tool, details)
 
     def signature(
         self,
@@ -200,20 +195,20 @@ class ToolCallMetric:
         >>> ToolCallMetric().signature()
         'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
-        if prediction_format is not None:
-            prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
+        run = self._run(tools, weights, reference_format, prediction_format)
+        return self._signature(run, example_tools_digests)
+
+    def _signature(self, run: _Run, example_tools_digests: Iterable[str]) -> str:
         digests = sorted({d for d in example_tools_digests if d})
-        all_tools = merge_tools(self.tools, tools)
-        all_weights = {**self.weights, **validate_weights(weights)} if weights else self.weights
-        has_weights = bool(all_tools or all_weights or digests)
+        has_weights = bool(run.tools or run.weights or digests)
         return "|".join([
             f"level:{self.level}",
             f"match:{self.matching}",
             f"canon:{canonicalizer_name(self.canonicalizer)}",
             f"names:{name_canonicalizer_name(self.name_canonicalizer)}",
-            f"pred:{prediction_format or self.prediction_format}",
-            f"ref:{reference_format or self.reference_format}",
-            f"w:{_digest([all_tools, all_weights, digests]) if has_weights else 'none'}",
+            f"pred:{run.prediction_format}",
+            f"ref:{run.reference_format}",
+            f"w:{_digest([run.tools, run.weights, digests]) if has_weights else 'none'}",
             f"v:{VERSION}",
         ])
 
@@ -244,57 +239,53 @@ class ToolCallMetric:
         ...
         toolcall_f1.calls.ToolCallParseError: references[3]: python: unbalanced brackets (in '[f(')
         """
-        base, fmt, _ = self._settings(tools, weights, reference_format, None)
-        golds, toolset, _ = self._read_reference(reference, base, tools, weights, fmt, index)
+        golds, toolset, _ = self._read_reference(reference, index, self._run(tools, weights, reference_format, None))
         return list(golds), toolset
 
-    def _read_reference(
-        self, reference: Any, base: ToolSet, tools: Any, weights: Any, fmt: str, index: int | None,
-    ) -> tuple[list[GoldCall], ToolSet, str]:
-        """A reference → (gold calls, the tool set it is judged with, its own tools' digest),
-        remembered by content: consecutive examples often share their reference (sampled
-        answers to one prompt, BFCL's entries with their tools). ``base`` is the tool set of
-        the call's ``tools`` and ``weights``."""
+    def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
+        """A reference → (gold calls, the tool set they are judged with, its own tools' digest),
+        remembered by content when it is plain data (:func:`is_plain_json`; numpy arrays, which
+        ``marshal`` writes as raw bytes, are read each time): consecutive examples often share
+        their reference."""
         if reference is None:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")
         key = content_key(reference, _MEMO_MAX_BYTES)
-        slot = (key, fmt, id(base))
-        if key is not None:
-            hit = self._readings.references.get(slot)
-            if hit is not None and hit[0] is base:
-                return hit[1], hit[2], hit[3]
+        slot = ("reference", key, run.reference_format, run.toolset)  # a ToolSet hashes by identity
+        hit = None if key is None else self._memo.get(slot)
+        if hit is not None:
+            return hit  # type: ignore[no-any-return]
         calls, raw_tools = _split_reference(reference, index)
-        toolset, digest, plain = base, "", key is not None
+        toolset, digest, plain = run.toolset, "", True
         if raw_tools is not None:
-            toolset, digest, plain = self._example_toolset(raw_tools, base, tools, weights, index)
-        plain = plain and is_plain_json(calls)
-        golds = self._read_gold(calls if plain else plain_json(calls), fmt, index, toolset)
+            toolset, digest, plain = self._example_toolset(raw_tools, index, run)
+        plain = plain and key is not None and is_plain_json(calls)
+        golds = self._read_gold(calls if plain else plain_json(calls), run.reference_format, index, toolset)
         if plain:
-            self._readings.references.put(slot, (base, golds, toolset, digest))
+            self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
 
-    def _example_toolset(
-        self, raw_tools: Any, base: ToolSet, tools: Any, weights: Any, index: int | None,
-    ) -> tuple[ToolSet, str, bool]:
-        """A reference's own tools → (the tool set they make over ``base``, their digest, are
-        they plain data), remembered by content: different references often share their tools
-        (one agent's tools for every task; BFCL's categories)."""
+    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str, bool]:
+        """A reference's own tools → (the tool set they make over the call's, their digest, are
+        they plain data), remembered by content: references often share their tools (one
+        agent's tools for every task; BFCL's categories)."""
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
-        slot = (key, id(base))
-        if key is not None:
-            hit = self._readings.example_tools.get(slot)
-            if hit is not None and hit[0] is base:
-                return hit[1], hit[2], True
+        slot = ("example tools", key, run.toolset)
+        hit = None if key is None else self._memo.get(slot)
+        if hit is not None:
+            return hit  # type: ignore[no-any-return]
         plain = key is not None and is_plain_json(raw_tools)
+        raw_tools = raw_tools if plain else plain_json(raw_tools)
         try:
-            example_tools = merge_plain_tools(_tools_list(raw_tools if plain else plain_json(raw_tools)))
-            toolset = self._toolset_for(tools, weights, example_tools) if example_tools else base
+            if not isinstance(raw_tools, list):
+                raise ValueError("'tools' must be a list of function schemas")
+            example_tools = merge_plain_tools(raw_tools)
+            toolset = self._compile(merge_plain_tools(run.tools, example_tools), run.weights) if example_tools else run.toolset
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = _digest(example_tools) if example_tools else ""
         if plain:
-            self._readings.example_tools.put(slot, (base, toolset, digest))
+            self._memo.put(slot, (toolset, digest, True))
         return toolset, digest, plain
 
     def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
@@ -346,17 +337,14 @@ class ToolCallMetric:
             The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
             ``{"calls": ..., "tools": [...]}`` with per-example schemas; ``[]`` where no call
             is expected.
-        tools, weights
-            Schemas and weight overrides for this call, over the constructor's.
-        reference_format, prediction_format
-            Override the constructor's formats.
+        tools, weights, reference_format, prediction_format
+            As :meth:`compute` takes them.
         index
             The example's position, used in error messages (``references[3]: ...``).
         details
-            ``False`` to count only (what a reward needs): the same ``tp``, ``fp``, ``fn``,
-            ``exact``, ``parse_error`` and hallucination counts, but no ``per_tool`` rows, and
-            at call level no per-argument verdicts in the pairs (the optimal matcher may then
-            pick other pairs, with as many exact ones).
+            ``False`` to count only (what a reward needs): the same counts and flags, but no
+            ``per_tool`` rows, and at call level no per-argument verdicts in the pairs (the
+            optimal matcher may then pick other pairs, with as many exact ones).
 
         Returns
         -------
@@ -389,28 +377,22 @@ class ToolCallMetric:
         ...
         ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
         """
-        base, ref_fmt, pred_fmt = self._settings(tools, weights, reference_format, prediction_format)
-        return self._score(pred, gold, index, base, tools, weights, ref_fmt, pred_fmt, details, details)
+        run = self._run(tools, weights, reference_format, prediction_format, per_tool=details, details=details)
+        return self._score(pred, gold, index, run)
 
-    def _score(
-        self, pred: Any, gold: Any, index: int | None, base: ToolSet, tools: Any, weights: Any,
-        ref_fmt: str, pred_fmt: Any, per_tool: bool, details: bool,
-    ) -> Score:
+    def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
-        golds, toolset, digest = self._read_reference(gold, base, tools, weights, ref_fmt, index)
-        preds, error = self._read_prediction(pred, toolset, pred_fmt, index)
+        golds, toolset, digest = self._read_reference(gold, index, run)
+        preds, error = self._read_prediction(pred, toolset, run.prediction_format, index)
         return count_example(
             preds, golds, toolset, level=self.level, matching=self.matching, canon=self._canon,
-            fill_defaults=ref_fmt != "bfcl", parse_error=error, tools_digest=digest,
-            per_tool_counts=per_tool, details=details,
+            fill_defaults=run.reference_format != "bfcl", parse_error=error, tools_digest=digest,
+            per_tool_counts=run.per_tool, details=run.details,
         )
 
-    def _scores(
-        self, predictions: Sequence[Any], references: Sequence[Any], tools: Any, weights: Any,
-        settings: tuple[ToolSet, str, Any], progress: bool, per_tool: bool, details: bool,
-    ) -> Iterator[Score]:
+    def _scores(self, predictions: Sequence[Any], references: Sequence[Any], run: _Run, progress: bool,
+                ) -> Iterator[Score]:
         """The one corpus loop: every example's :class:`Score`, in order."""
-        base, ref_fmt, pred_fmt = settings
         predictions, references = _corpus(predictions, "predictions"), _corpus(references, "references")
         if len(predictions) != len(references):
             raise ValueError(
@@ -422,7 +404,7 @@ class ToolCallMetric:
 
             examples = tqdm(examples, total=len(predictions), desc="toolcall_f1", unit="ex")
         for i, (pred, gold) in examples:
-            yield self._score(pred, gold, i, base, tools, weights, ref_fmt, pred_fmt, per_tool, details)
+            yield self._score(pred, gold, i, run)
 
     def score_all(
         self,
@@ -447,8 +429,8 @@ class ToolCallMetric:
         >>> [s.exact for s in ToolCallMetric().score_all(["[f()]", "[g()]"], [[("f", {})], []])]
         [True, False]
         """
-        settings = self._settings(tools, weights, reference_format, prediction_format, warn=True)
-        return list(self._scores(predictions, references, tools, weights, settings, progress, True, True))
+        run = self._run(tools, weights, reference_format, prediction_format, warn=True)
+        return list(self._scores(predictions, references, run, progress))
 
     def compute(
         self,
@@ -463,10 +445,8 @@ class ToolCallMetric:
         return_details: bool = False,
         progress: bool = False,
     ) -> dict[str, Any]:
-        """Score a corpus: the dict of SPEC §8 (``f1``, ``precision``, ..., ``signature``).
-
-        Without ``return_details`` the examples stream through: each score is folded into a
-        :class:`~toolcall_f1.counting.Tally` and dropped.
+        """Score a corpus: the dict of SPEC §8, from one pass that folds each example's score
+        into a :class:`~toolcall_f1.counting.Tally` and drops it (its details kept if asked).
 
         Parameters
         ----------
@@ -474,7 +454,7 @@ class ToolCallMetric:
             One entry per example, same length (any shape of SPEC §2); a reference is never
             None (``[]`` where no call is expected).
         tools, weights
-            Corpus-wide schemas and weight overrides, layered over the constructor's.
+            Schemas and weight overrides for this call, laid over the constructor's.
         reference_format, prediction_format
             Override the constructor's formats for this call.
         per_tool, return_details
@@ -500,10 +480,9 @@ class ToolCallMetric:
         Warns
         -----
         ToolCallWarning
-            When a corpus of at least :data:`PARSE_ERROR_WARNING_MIN` (10) examples has more
-            than half of its predictions unreadable (likely the wrong ``prediction_format``),
-            and for the schema and weight mistakes the constructor warns about. The score
-            never changes.
+            When more than half of the predictions of a corpus of at least
+            :data:`PARSE_ERROR_WARNING_MIN` examples are unreadable (likely the wrong
+            ``prediction_format``), and as the constructor does. The score never changes.
 
         Examples
         --------
@@ -519,23 +498,21 @@ class ToolCallMetric:
         ...
         toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
         """
-        settings = self._settings(tools, weights, reference_format, prediction_format, warn=True)
+        run = self._run(tools, weights, reference_format, prediction_format, per_tool=per_tool,
+                        details=return_details, warn=True)
         tally = Tally()
-        kept: list[Score] = []
-        for score in self._scores(predictions, references, tools, weights, settings, progress, per_tool, return_details):
+        details = []
+        for score in self._scores(predictions, references, run, progress):
             tally.add(score)
             if return_details:
-                kept.append(score)
-        _, ref_fmt, pred_fmt = settings
-        signature = self.signature(tools=tools, weights=weights, prediction_format=pred_fmt,
-                                   reference_format=ref_fmt, example_tools_digests=tally.digests)
-        out = tally.result(signature, per_tool)
+                details.append(score.to_dict())
+        out = tally.result(self._signature(run, tally.digests), per_tool)
         n, errors = tally.num_examples, tally.num_parse_errors
         if mostly_unreadable(errors, n):
             warnings.warn(f"{errors} of {n} predictions could not be read (parse errors, scored as no calls): "
-                          f"is prediction_format={pred_fmt!r} right?", ToolCallWarning, stacklevel=2)
+                          f"is prediction_format={run.prediction_format!r} right?", ToolCallWarning, stacklevel=2)
         if return_details:
-            out["details"] = [s.to_dict() for s in kept]
+            out["details"] = details
         return out
 
     def aggregate(self, scores: Iterable[Score]) -> float:
@@ -552,10 +529,7 @@ class ToolCallMetric:
         >>> m.aggregate([m([("g", {})], [("g", {})]), m([], [("g", {})])])
         0.6666666666666666
         """
-        tally = Tally()
-        for s in scores:
-            tally.add(s)
-        return tally.result("")["f1"]
+        return float(summarize(scores, signature="")["f1"])
 
 
 def _where(index: int | None) -> str:
@@ -573,13 +547,6 @@ def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
     if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
         return reference, None  # a call to a tool named "calls"
     return calls, reference.get("tools")
-
-
-def _tools_list(raw_tools: Any) -> list[Any]:
-    """A reference's ``tools``: a list of function schemas."""
-    if not isinstance(raw_tools, list):
-        raise ValueError("'tools' must be a list of function schemas")
-    return raw_tools
 
 
 def _reader_context(toolset: ToolSet) -> Context:

@@ -1,26 +1,25 @@
 """One example's counts: its :class:`Score` and :func:`count_example` (SPEC §7).
 
 Matched calls become weighted TP/FP/FN here, one field at a time (:func:`_fields`); a corpus
-sums them in a :class:`~toolcall_f1.counting.Tally` (:func:`summarize`, or
-:meth:`ToolCallMetric.compute <toolcall_f1.metric.ToolCallMetric.compute>`, which reads and
-scores each example: :mod:`toolcall_f1.metric`).
+sums the scores in a :class:`~toolcall_f1.counting.Tally` (:func:`summarize`, or
+:meth:`ToolCallMetric.compute <toolcall_f1.metric.ToolCallMetric.compute>`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import Call, GoldCall
-from .counting import VERDICT_COUNTS, Counts, Tally, prf
+from .counting import Counts, Tally, example_counts, prf
 from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
 from .matching import match_indices
 from .schema import ToolSet
 from .values import Canonicalizer
 
 __all__ = ["Counts", "Score", "Tally", "count_example", "prf", "summarize"]
+
 
 @dataclass(frozen=True, slots=True)
 class Score:
@@ -63,14 +62,8 @@ class Score:
 
     def to_dict(self) -> dict[str, Any]:
         """Per-example details: counts, exact flag, pairs with each argument's verdict."""
-        p, r, f = prf(self.tp, self.fp, self.fn)
         return {
-            "tp": self.tp,
-            "fp": self.fp,
-            "fn": self.fn,
-            "precision": p,
-            "recall": r,
-            "f1": f,
+            **self.counts.as_dict(),
             "exact": self.exact,
             "parse_error": self.parse_error,
             "pairs": [
@@ -109,8 +102,6 @@ def count_example(
 ) -> Score:
     """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
 
-    Every field (:func:`_fields`) adds its weight where its verdict says (:func:`_counts`).
-
     Parameters
     ----------
     preds, golds, toolset
@@ -137,42 +128,34 @@ def count_example(
     >>> s.tp, s.fp, s.fn, s.exact
     (1.0, 1.0, 1.0, False)
     """
-    pairs, up, ug = match_indices(
+    pairs, unmatched_pred, unmatched_gold = match_indices(
         preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
         details=details,
     )
-    # each field's weight by its verdict (and tool): the counts are sums over verdicts at the end
-    terms: dict[str, list[float]] = {}
-    per_tool: dict[str, dict[str, list[float]]] = {}
-    for verdict, weight, name in _fields(preds, golds, toolset, pairs, up, ug, level == "call"):
-        terms.setdefault(verdict, []).append(weight)
-        if per_tool_counts:  # one row per tool however it was spelled: the schema's name, else the canonical one
+    fields = list(_fields(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level))
+    rows: dict[str, list[tuple[str, float]]] = {}
+    if per_tool_counts:
+        for verdict, weight, name in fields:  # one row per tool however it was spelled: the schema's name, else the canonical one
             key = toolset.name_canon(name)
             declared = toolset.by_key.get(key)
-            row = per_tool.setdefault(declared.name if declared is not None else key, {})
-            row.setdefault(verdict, []).append(weight)
-    exact = parse_error is None and not up and not ug and all(res.exact for _, _, res in pairs)
+            rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight))
+    hallucinated_tools, hallucinated_args = _hallucinations(preds, toolset)
+    counts = example_counts((verdict, weight) for verdict, weight, _ in fields)
     return Score(
-        *_counts(terms), exact, parse_error,
-        tuple(preds), tuple(golds), tuple(pairs), tuple(up), tuple(ug), *_hallucinations(preds, toolset),
-        {name: Counts(*_counts(row)) for name, row in per_tool.items()}, tools_digest,
+        counts.tp, counts.fp, counts.fn,
+        exact=parse_error is None and not unmatched_pred and not unmatched_gold and all(r.exact for _, _, r in pairs),
+        parse_error=parse_error,
+        preds=tuple(preds), golds=tuple(golds), pairs=tuple(pairs),
+        unmatched_pred=tuple(unmatched_pred), unmatched_gold=tuple(unmatched_gold),
+        hallucinated_tools=hallucinated_tools, hallucinated_args=hallucinated_args,
+        per_tool={name: example_counts(row) for name, row in rows.items()},
+        tools_digest=tools_digest,
     )
 
 
-#: For each of TP, FP and FN, the verdicts whose fields add to it (SPEC §7, from VERDICT_COUNTS).
-_ADDS_TO = tuple(tuple(verdict for verdict, adds in VERDICT_COUNTS.items() if adds[k]) for k in range(3))
-
-
-def _counts(terms: Mapping[str, list[float]]) -> tuple[float, float, float]:
-    """``(tp, fp, fn)`` of weights by verdict, each the :func:`math.fsum` of its terms: neither
-    call order nor argument order can change a digit."""
-    tp, fp, fn = (_sum([w for v in verdicts if v in terms for w in terms[v]]) for verdicts in _ADDS_TO)
-    return tp, fp, fn
-
-
 def _fields(
-    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet,
-    pairs: Sequence[tuple[int, int, PairResult]], up: Sequence[int], ug: Sequence[int], call_level: bool,
+    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, pairs: Sequence[tuple[int, int, PairResult]],
+    unmatched_pred: Sequence[int], unmatched_gold: Sequence[int], level: str,
 ) -> Iterator[tuple[str, float, str]]:
     """Every field a matched example counts (SPEC §7), as ``(verdict, weight, tool name)``.
 
@@ -185,26 +168,26 @@ def _fields(
     for i, j, res in pairs:
         wt = spec_of(preds[i].name).weight
         name = golds[j].name
-        if call_level:
+        if level == "call":
             yield (AGREE if res.exact else DISAGREE), wt, name
             continue
         yield AGREE, wt, name
         for v in res.verdicts:
             yield v.verdict, wt * v.weight, name
-    for i in up:
+    for i in unmatched_pred:
         call = preds[i]
         spec = spec_of(call.name)
         yield EXTRA, spec.weight, call.name
-        if not call_level:
+        if level == "arg":
             for k in call.arguments:
                 yield EXTRA, spec.weight * spec.arg_weight(k), call.name
-    for j in ug:
+    for j in unmatched_gold:
         gold = golds[j]
         spec = spec_of(gold.name)
         yield MISSING, spec.weight, gold.name
-        if not call_level:
-            for k, acc in gold.arguments.items():
-                if not acc.optional:
+        if level == "arg":
+            for k, accepted in gold.arguments.items():
+                if not accepted.optional:
                     yield MISSING, spec.weight * spec.arg_weight(k), gold.name
 
 
@@ -219,16 +202,6 @@ def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[int, int]:
             else:
                 h_args += sum(1 for k in call.arguments if k not in declared.params)
     return h_tools, h_args
-
-
-def _sum(terms: list[float]) -> float:
-    """:func:`math.fsum`, without its call for the commonest lists (none or one term)."""
-    n = len(terms)
-    if n == 0:
-        return 0.0
-    if n == 1:
-        return terms[0] + 0.0  # fsum([x]) is x as a float (weights are finite, >= 0)
-    return math.fsum(terms)
 
 
 def summarize(

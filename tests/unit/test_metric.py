@@ -69,7 +69,7 @@ def test_a_remembered_reference_scores_as_a_fresh_reading() -> None:
     with_memo = [one_metric(p, r) for p, r in zip(repeated_preds, repeated_refs)]
     fresh = [ToolCallMetric(canonicalizer="exact")(p, r) for p, r in zip(repeated_preds, repeated_refs)]
     assert [(_counts(s), s.per_tool) for s in with_memo] == [(_counts(s), s.per_tool) for s in fresh]
-    assert len(one_metric._readings.references) <= one_metric._readings.references.size
+    assert len(one_metric._memo) <= one_metric._memo.size
     shifted = preds[1:] + preds[:1]
     assert ToolCallMetric(canonicalizer="exact").compute(shifted * 5, repeated_refs)["exact_match"] == 0.25
     assert [ToolCallMetric(canonicalizer="exact")(p, r).exact for p, r in zip(shifted, refs)] == [

@@ -312,11 +312,11 @@ def test_read_reference_and_its_cache() -> None:
     with pytest.raises(ToolCallParseError, match=r"references\[4\]"):
         metric.read_reference("[f(", index=4)
     # more distinct references than the cache holds: every one still reads by its content
-    n = 3 * metric._readings.references.size
+    n = 3 * metric._memo.size
     preds = [f"[f(x={i})]" for i in range(n)] * 2
     refs = [{"calls": f"[f(x={i})]", "tools": tools} for i in range(n)] * 2
     assert metric.compute(preds, refs)["exact_match"] == 1.0
-    assert len(metric._readings.references) <= metric._readings.references.size
+    assert len(metric._memo) <= metric._memo.size
     shifted = metric.compute(preds[1:] + preds[:1], refs)
     assert shifted["exact_match"] == 0.0
 
