@@ -1015,11 +1015,6 @@ def _json_answer(text: str) -> bool:
 
 def _read_whole(text: str, ctx: Context) -> list[Call]:
     """The whole (stripped) text as one JSON or Python call form; raises when it is not."""
-    if text[0] == "[":
-        # a list of Python calls is never JSON: read it directly rather than fail as JSON first
-        fast = _fast_python_calls(text)
-        if fast is not None:
-            return fast
     if text[0] == "{" or _JSON_LIST_START.match(text):
         try:
             if text[0] == "{" and _json_answer(text):
@@ -1041,6 +1036,10 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
         t = t.strip("`").strip()
     if not t or t == "[]" or _next_hint(t, 0, NextFinder(t)) < 0:
         return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
+    if t[0] == "`":  # a fence: never a call form as a whole (Python and JSON have no backticks)
+        calls, attempted = _scan_prose(t, ctx, "python")
+        if attempted:
+            return calls
     try:
         return _read_whole(t, ctx)
     except ToolCallParseError as whole_err:

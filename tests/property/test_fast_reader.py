@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from .strategies import call_lists, render_python
 from toolcall_f1.calls import ToolCallParseError
-from toolcall_f1.parsing import Context, _calls_from_expr, _fast_python_calls, _parse_expr
+from toolcall_f1.parsing import Context, _calls_from_expr, _fast_python_calls, _parse_expr, _read_whole
 
 
 def _ast_reader(text: str) -> Any:
@@ -95,3 +95,15 @@ def test_mutated_texts(seed: str, edits: list[tuple[int, str, bool]]) -> None:
         pos %= len(text) + 1
         text = text[:pos] + piece + text[pos:] if insert else text[:pos] + text[pos + 1 :]
     _agrees(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(EDGES + ['[{"name": "f", "arguments": {}}]', '{"name": "f"}', "python\n[f(a=1)]\n```"]),
+    st.sampled_from(["`", "```", "```python\n", "` ", "`\n"]),
+)
+def test_a_text_opening_with_a_backtick_is_never_a_whole_call_form(body: str, fence: str) -> None:
+    """``read_plain`` reads a text that opens with a backtick (a fence) as prose first, without
+    trying it as one call form: Python and JSON have no backticks, so that try always fails."""
+    with pytest.raises(ToolCallParseError):
+        _read_whole(fence + body, Context())

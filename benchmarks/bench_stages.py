@@ -1,0 +1,153 @@
+"""Where one BFCL record's time goes: a per-stage breakdown of ``ToolCallMetric.compute``.
+
+The stages are timed by wrapping the functions that carry them (a timer around each call,
+inclusive; a stage's own time is its total less the stages inside it):
+
+- read reference: ``ToolCallMetric._read_reference`` less compile tools;
+- compile tools: ``ToolCallMetric._example_toolset`` (a record's own tool schemas);
+- read prediction: ``ToolCallMetric._read_prediction``;
+- judge: ``judge.is_exact`` and ``judge.compare_call`` as matching calls them;
+- match: ``matching.match_indices`` less judge;
+- count: ``scoring.count_example`` less match and judge;
+- metric overhead: the whole run less all of the above (the corpus loop, the tally).
+
+The names are the core's private ones of this commit: a stage whose function is gone is
+reported as such (the breakdown then has to be taught the new name), never guessed. Times are
+CPU time of this process (``time.process_time``: on a shared machine the wall clock counts the
+other processes too); the wrappers add about a microsecond per call, and the unwrapped total is
+printed beside the sum.
+
+    python benchmarks/bench_stages.py [--records N] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import common
+from bench_bfcl import BFCL_SETTINGS
+from common import cold_caches, table
+
+# (stage, module path, attribute) — nested stages are subtracted from their parents below
+_WRAPPED = [
+    ("reference", "toolcall_f1.metric", "ToolCallMetric._read_reference"),
+    ("tools", "toolcall_f1.metric", "ToolCallMetric._example_toolset"),
+    ("prediction", "toolcall_f1.metric", "ToolCallMetric._read_prediction"),
+    ("count_example", "toolcall_f1.metric", "count_example"),
+    ("match_indices", "toolcall_f1.scoring", "match_indices"),
+    ("is_exact", "toolcall_f1.matching", "is_exact"),
+    ("compare_call", "toolcall_f1.matching", "compare_call"),
+]
+
+
+def _install(totals: dict[str, float]) -> tuple[Callable[[], None], list[str]]:
+    """Wrap every stage's function with a timer adding to ``totals``; returns (undo, missing)."""
+    import importlib
+
+    undo: list[tuple[Any, str, Any]] = []
+    missing = []
+    for stage, module_name, attr in _WRAPPED:
+        owner: Any = importlib.import_module(module_name)
+        *path, name = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part, None)
+        original = getattr(owner, name, None) if owner is not None else None
+        if original is None:
+            missing.append(f"{module_name}.{attr}")
+            continue
+
+        def timed(*args: Any, _f: Any = original, _s: str = stage, **kwargs: Any) -> Any:
+            t0 = time.process_time()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                totals[_s] += time.process_time() - t0
+
+        setattr(owner, name, timed)
+        undo.append((owner, name, original))
+
+    def restore() -> None:
+        for owner, name, original in reversed(undo):
+            setattr(owner, name, original)
+
+    return restore, missing
+
+
+def breakdown(preds: list[Any], refs: list[Any], repeat: int) -> tuple[list[list[Any]], list[str], float]:
+    """Per-stage µs/record of the fastest of ``repeat`` runs, the missing names, and the
+    unwrapped µs/record."""
+    from toolcall_f1 import ToolCallMetric
+
+    n = len(preds)
+    plain = float("inf")
+    for _ in range(max(1, repeat)):
+        cold_caches()
+        t0 = time.process_time()
+        ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs)
+        plain = min(plain, time.process_time() - t0)
+    best: dict[str, float] | None = None
+    missing: list[str] = []
+    for _ in range(max(1, repeat)):
+        totals = dict.fromkeys([s for s, _, _ in _WRAPPED] + ["all"], 0.0)
+        restore, missing = _install(totals)
+        try:
+            cold_caches()
+            t0 = time.process_time()
+            ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs)
+            totals["all"] = time.process_time() - t0
+        finally:
+            restore()
+        if best is None or totals["all"] < best["all"]:
+            best = totals
+    assert best is not None
+    judge = best["is_exact"] + best["compare_call"]
+    stages = {
+        "read prediction": best["prediction"],
+        "read reference (less compile tools)": best["reference"] - best["tools"],
+        "compile tools (a record's own schemas)": best["tools"],
+        "judge (is_exact, compare_call)": judge,
+        "match (less judge)": best["match_indices"] - judge,
+        "count (count_example less match)": best["count_example"] - best["match_indices"],
+        "metric overhead (corpus loop, tally)": best["all"] - best["prediction"] - best["reference"]
+        - best["count_example"],
+    }
+    rows = [[name, seconds * 1e6 / n, f"{seconds / best['all']:.0%}"] for name, seconds in stages.items()]
+    rows.append(["all (wrapped)", best["all"] * 1e6 / n, "100%"])
+    return rows, missing, plain * 1e6 / n
+
+
+def run(records_limit: int | None = None, repeat: int = 3) -> str:
+    """Print and return the breakdown for the repeated-reference and first-of-entry cases."""
+    records, path = common.conformance_records(records_limit)
+    firsts: dict[str, dict[str, Any]] = {}  # each BFCL entry's first record
+    for r in records:
+        firsts.setdefault(r["source_id"], r)
+    parts = []
+    for title, subset in ((f"all {len(records):,} records (consecutive records share their reference)", records),
+                          (f"the first record of each entry ({len(firsts):,}: every reference new)", list(firsts.values()))):
+        preds = [r["prediction"] for r in subset]
+        refs = [{"calls": r["reference"], "tools": r["tools"]} for r in subset]
+        rows, missing, plain = breakdown(preds, refs, repeat)
+        note = f"unwrapped run: {plain:.0f} µs/record"
+        if missing:
+            note += "; not found (stage not timed): " + ", ".join(missing)
+        parts.append(f"{title}, from `{path.name}`, BFCL settings, best of {repeat}; {note}\n\n"
+                     + table(["stage", "µs/record", "share"], rows))
+    markdown = "\n\n".join(parts)
+    print("\n== Stages of one BFCL record ==\n" + markdown, flush=True)
+    return markdown
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=None, help="only the first N records")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    run(args.records, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
