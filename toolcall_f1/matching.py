@@ -16,7 +16,6 @@ without an assignment solver (:func:`_forced_exact`).
 from __future__ import annotations
 
 import collections
-import marshal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -27,6 +26,7 @@ import numpy as np
 
 from .calls import Call, GoldCall, coerce_structured
 from .counting import VERDICT_COUNTS
+from .memo import content_key
 from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group
 from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, validate_weights
 from .values import Canonicalizer, NameCanonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
@@ -392,12 +392,9 @@ def _classes(keys: Sequence[object]) -> tuple[list[int], list[int]]:
 
 
 def _strict_key(value: Any) -> object:
-    """``marshal`` bytes: equal only for identical plain data (``1``, ``1.0`` and ``True``
-    differ, and so does key order); for anything else, a key equal to no other."""
-    try:
-        return marshal.dumps(value)
-    except ValueError:
-        return object()
+    """:func:`~toolcall_f1.memo.content_key`: equal only for identical plain data (``1``,
+    ``1.0`` and ``True`` differ, and so does key order); for anything else, a key equal to no other."""
+    return content_key(value) or object()
 
 
 def _match_classes(

@@ -17,7 +17,9 @@ def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
     """The ``marshal`` bytes of a value: two values of plain data (exact dict, list, tuple,
     str, int, float, bool, None) that could read differently never share them (``1``, ``1.0``
     and ``True`` differ, as do tuples and lists, and key orders), and equal bytes load back
-    as equal data. Written in C, several times faster than ``json.dumps``.
+    as equal data. Written in C, several times faster than ``json.dumps``. Format version 2:
+    later versions mark shared objects and interned strings, so equal data could get
+    different bytes depending on where it came from.
 
     None (not remembered) for what marshal does not write, data nested too deeply, or bytes
     over ``max_bytes``. marshal writes buffers (numpy arrays) as their raw bytes: key only
@@ -27,11 +29,14 @@ def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
     --------
     >>> content_key([{"x": 1}]) == content_key([{"x": 1.0}]), content_key([{"x": 1}]) == content_key([{"x": 1}])
     (False, True)
+    >>> import json
+    >>> shared = "query"; content_key({shared: [shared]}) == content_key(json.loads('{"query": ["query"]}'))
+    True
     >>> content_key({1, object()}) is None, content_key("x" * 100, max_bytes=10) is None
     (True, True)
     """
     try:
-        key = marshal.dumps(value)
+        key = marshal.dumps(value, 2)
     except ValueError:  # an object marshal does not write, or nested too deep for it
         return None
     return key if max_bytes is None or len(key) <= max_bytes else None

@@ -321,6 +321,21 @@ def test_read_reference_and_its_cache() -> None:
     assert shifted["exact_match"] == 0.0
 
 
+def test_equal_content_has_one_key_wherever_it_came_from() -> None:
+    # marshal's newer formats mark shared objects and interned strings: equal data read from
+    # JSON and built in code (a string used twice, an interned key) had different bytes, so a
+    # reference handed over again missed the memo and identical calls fell into other classes
+    import json
+
+    from toolcall_f1.memo import content_key
+
+    shared = "query"
+    built = [{"name": "search", "arguments": {shared: shared, "n": [1.5, 1.5]}}]
+    read = json.loads(json.dumps(built))
+    assert content_key(built) == content_key(read)
+    assert content_key([1]) != content_key([1.0]) != content_key([True])
+
+
 def test_datasets_numpy_columns_score_exactly_as_plain_python() -> None:
     datasets = pytest.importorskip("datasets")
     rows = [
