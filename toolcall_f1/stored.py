@@ -216,15 +216,22 @@ class _CallObject:
 class StoredInputs(Sequence[Any]):
     """Stored texts read back one at a time, as the scorer reaches them (never all at once).
 
+    A text equal to the one read just before it gives back that same value, read once:
+    consecutive examples often share their reference (one prompt's sampled answers, the
+    records of a BFCL entry with their tool schemas). An error is read afresh each time (it
+    is raised where it is read).
+
     Examples
     --------
-    >>> inputs = StoredInputs([dumps("[f()]"), dumps([("f", {})])])
-    >>> len(inputs), inputs[1], inputs[:1]
-    (2, [('f', {})], ['[f()]'])
+    >>> inputs = StoredInputs([dumps("[f()]"), dumps([("f", {})]), dumps([("f", {})])])
+    >>> len(inputs), inputs[1], inputs[:1], inputs[2] is inputs[1]
+    (3, [('f', {})], ['[f()]'], True)
     """
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._texts = texts
+        self._last_text: str | None = None
+        self._last_value: Any = None
 
     def __len__(self) -> int:
         return len(self._texts)
@@ -232,4 +239,10 @@ class StoredInputs(Sequence[Any]):
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [loads(t) for t in self._texts[index]]
-        return loads(self._texts[index])
+        text = self._texts[index]
+        if text == self._last_text:
+            return self._last_value
+        value = loads(text)
+        if not isinstance(value, ToolCallParseError):
+            self._last_text, self._last_value = text, value
+        return value
