@@ -54,7 +54,7 @@ class ParamSpec:
     has_default: bool
     default: Any
     #: ``type_ok(value, schema)`` as a function of the value, compiled once (see :func:`type_check`).
-    check: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
+    check: Callable[[Any], bool] = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +282,8 @@ class ToolSet:
             if key in self.by_key:
                 continue
             w = entry.get("weight")
-            self.overrides[key] = ToolSpec(tool, 1.0 if w is None else w, {}, frozenset(), dict(entry.get("arguments") or {}))
+            arg_weights = dict(entry.get("arguments") or {})
+            self.overrides[key] = ToolSpec(tool, 1.0 if w is None else w, {}, frozenset(), arg_weights)
 
     def lookup(self, name: str) -> ToolSpec | None:
         """The schema of a declared tool, or None."""
