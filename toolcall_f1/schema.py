@@ -127,30 +127,28 @@ def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, A
     for tool, entry in weights.items():
         if not isinstance(tool, str):
             raise ValueError(f"weights: tool names must be strings, got {type(tool).__name__} {tool!r}")
-        if isinstance(entry, Mapping):
-            unknown = set(entry) - {"weight", "arguments"}
-            if unknown:
-                raise ValueError(
-                    f"weights: tool {tool!r} has unknown keys {sorted(unknown)}; expected 'weight' and 'arguments'"
-                )
-            w = entry.get("weight")
-            args = entry.get("arguments") or {}
-            if not isinstance(args, Mapping):
-                raise ValueError(f"weights: tool {tool!r}: 'arguments' must be a mapping")
-            for a in args:
-                if not isinstance(a, str):
-                    raise ValueError(
-                        f"weights: tool {tool!r}: argument names must be strings, got {type(a).__name__} {a!r}"
-                    )
-            out[tool] = {
-                "weight": None if w is None else _check_weight(w, f"tool {tool!r}"),
-                "arguments": {
-                    a: _check_weight(v, f"tool {tool!r} argument {a!r}") for a, v in args.items()
-                },
-            }
-        else:
-            out[tool] = {"weight": _check_weight(entry, f"tool {tool!r}"), "arguments": {}}
+        out[tool] = _tool_weights(tool, entry)
     return out
+
+
+def _tool_weights(tool: str, entry: Any) -> dict[str, Any]:
+    """One tool's entry of ``weights=``: a number, or ``{"weight": w, "arguments": {arg: w}}``."""
+    if not isinstance(entry, Mapping):
+        return {"weight": _check_weight(entry, f"tool {tool!r}"), "arguments": {}}
+    unknown = set(entry) - {"weight", "arguments"}
+    if unknown:
+        raise ValueError(f"weights: tool {tool!r} has unknown keys {sorted(unknown)}; expected 'weight' and 'arguments'")
+    args = entry.get("arguments") or {}
+    if not isinstance(args, Mapping):
+        raise ValueError(f"weights: tool {tool!r}: 'arguments' must be a mapping")
+    for arg in args:
+        if not isinstance(arg, str):
+            raise ValueError(f"weights: tool {tool!r}: argument names must be strings, got {type(arg).__name__} {arg!r}")
+    weight = entry.get("weight")
+    return {
+        "weight": None if weight is None else _check_weight(weight, f"tool {tool!r}"),
+        "arguments": {arg: _check_weight(w, f"tool {tool!r} argument {arg!r}") for arg, w in args.items()},
+    }
 
 
 def _function_of(schema: Any, index: int) -> Mapping[str, Any]:
@@ -323,16 +321,15 @@ def compile_tools(
     ToolCallWarning
         For a type name no JSON Schema (or BFCL) type has (``"integr"``): it is not checked.
     """
-    tools_key = None if cache is None else content_key(tools)
-    weights_key = content_key(weights) if weights else b""
-    if cache is None or tools_key is None or weights_key is None:
+    if cache is None:
         return ToolSet(tools, weights, name_canon)
-    key = (tools_key, weights_key, id(name_canon))
-    hit = cache.get(key)
-    if hit is not None and hit.name_canon is name_canon:
-        return hit
-    compiled = ToolSet(tools, weights, name_canon)
-    cache.put(key, compiled)
+    key = (content_key(tools), content_key(weights) if weights else b"", id(name_canon))
+    if key[0] is None or key[1] is None:  # not plain data: not remembered
+        return ToolSet(tools, weights, name_canon)
+    compiled = cache.get(key)
+    if compiled is None or compiled.name_canon is not name_canon:  # a later function may reuse an id
+        compiled = ToolSet(tools, weights, name_canon)
+        cache.put(key, compiled)
     return compiled
 
 
