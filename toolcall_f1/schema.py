@@ -241,9 +241,10 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
 
 
 def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         schema = {}
-    check_schema(schema, f"tool {tool!r} parameter {name!r}")
+    if not _is_flat(schema):  # the commonest schema has nothing to check
+        check_schema(schema, f"tool {tool!r} parameter {name!r}")
     weight = 1.0
     if "importance" in schema:
         weight = _check_weight(schema["importance"], f"tool {tool!r} argument {name!r} importance")
@@ -414,8 +415,6 @@ def check_schema(schema: Any, where: str) -> None:
     ...
     ValueError: tool 'f' parameter 'x': the schema contains itself (at x.items)
     """
-    if isinstance(schema, Mapping) and _is_flat(schema):
-        return
     name = where.rsplit(" ", 1)[-1].strip("'")
     on_path: set[int] = set()
     deepest: dict[int, int] = {}  # shared subschemas: walked again only from a deeper union
@@ -502,17 +501,22 @@ def type_check(schema: Any) -> Callable[[Any], bool]:
 
 def _compile(schema: Any, unions: int) -> Callable[[Any], bool]:
     """The check of one schema node, reached through ``unions`` nested unions."""
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         return _anything
     declared = schema.get("type")
-    names = declared if isinstance(declared, (list, tuple)) else [declared]
-    types = [_type_name_check(name, schema) for name in names]
+    if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
+        return _type_name_check(declared, schema)  # the commonest schema, in short
+    of_type: Callable[[Any], bool]
+    if isinstance(declared, (list, tuple)):
+        of_type = _Node(None, [_type_name_check(name, schema) for name in declared])
+    else:
+        of_type = _type_name_check(declared, schema)
     members = schema.get("anyOf") or schema.get("oneOf")
     if not isinstance(members, (list, tuple)) or not members:
-        return types[0] if len(types) == 1 else _Node(None, types)
+        return of_type
     if unions >= MAX_UNION_DEPTH:
         raise ValueError(f"schema: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels")
-    return _Node([_Lazy(member, unions + 1) for member in members], types)
+    return _Node([_Lazy(member, unions + 1) for member in members], [of_type])
 
 
 def _type_name_check(name: Any, schema: Mapping[str, Any]) -> Callable[[Any], bool]:
@@ -520,11 +524,14 @@ def _type_name_check(name: Any, schema: Mapping[str, Any]) -> Callable[[Any], bo
     if not isinstance(name, str):
         return _anything  # no type declared, or not a name
     name = TYPE_ALIASES.get(name, name)
-    items, props = schema.get("items"), schema.get("properties")
-    if name == "array" and isinstance(items, Mapping):
-        return _ArrayCheck(_Lazy(items, 0))
-    if name == "object" and isinstance(props, Mapping):
-        return _ObjectCheck({key: _Lazy(prop, 0) for key, prop in props.items()})
+    if name == "array":
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            return _ArrayCheck(_Lazy(items, 0))
+    elif name == "object":
+        props = schema.get("properties")
+        if isinstance(props, Mapping):
+            return _ObjectCheck({key: _Lazy(prop, 0) for key, prop in props.items()})
     return _TYPE_CHECKS.get(name, _anything)  # a type name we do not know is not checked
 
 
@@ -609,7 +616,7 @@ class _ObjectCheck:
         self.prop_ok = prop_ok
 
     def __call__(self, value: Any) -> bool:
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):  # (``type`` first: ABCs are slow)
             return False
         for key, item in value.items():
             ok = self.prop_ok.get(key)
