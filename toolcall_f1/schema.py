@@ -8,7 +8,6 @@ A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, 
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,9 +44,6 @@ TYPE_ALIASES = {
     "list": "array",
 }
 
-_MISSING = object()
-
-
 @dataclass(frozen=True, slots=True)
 class ParamSpec:
     """One parameter of a tool: its JSON schema, weight and default."""
@@ -58,7 +54,7 @@ class ParamSpec:
     has_default: bool
     default: Any
     #: ``type_ok(value, schema)`` as a function of the value, compiled once (see :func:`type_check`).
-    check: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
+    check: Callable[[Any], bool] = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +65,6 @@ class ToolSpec:
     weight: float
     params: Mapping[str, ParamSpec]
     required: frozenset[str]
-    declared: bool
     arg_weights: Mapping[str, float]
 
     def arg_weight(self, arg: str) -> float:
@@ -81,36 +76,25 @@ class ToolSpec:
         return spec.weight if spec is not None else 1.0
 
 
-_DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), False, {})
+_DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), {})
 
 
 #: The largest weight accepted: sums over a large corpus of products ``w_t * w_a`` must stay
 #: finite floats.
 MAX_WEIGHT = 1e100
-
-
-def _plain_weight(value: Any) -> float | None:
-    """An int or float from 0 to MAX_WEIGHT as a float (what _check_weight returns), else None."""
-    t = type(value)
-    if (t is float or t is int) and 0 <= value <= MAX_WEIGHT:
-        return float(value)
-    return None
+_WEIGHT_RANGE = f"must be a finite number from 0 to {MAX_WEIGHT:g}"
 
 
 def _check_weight(value: Any, what: str) -> float:
-    weight = _plain_weight(value)
-    if weight is not None:
-        return weight
-    expected = f"must be a finite number from 0 to {MAX_WEIGHT:g}"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"weights: {what} {expected}, got {value!r}")
-    try:
-        weight = float(value)
-    except OverflowError:
-        raise ValueError(f"weights: {what} {expected}, got an integer of {len(str(value))} digits") from None
-    if not math.isfinite(weight) or not 0 <= weight <= MAX_WEIGHT:
-        raise ValueError(f"weights: {what} {expected}, got {value!r}")
-    return weight
+    """``value`` as a weight (a float), else a ValueError naming ``what``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            weight = float(value)
+        except OverflowError:
+            raise ValueError(f"weights: {what} {_WEIGHT_RANGE}, got an integer of {len(str(value))} digits") from None
+        if 0 <= weight <= MAX_WEIGHT:  # not NaN, not infinite
+            return weight
+    raise ValueError(f"weights: {what} {_WEIGHT_RANGE}, got {value!r}")
 
 
 def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
@@ -143,30 +127,28 @@ def validate_weights(weights: Mapping[str, Any] | None) -> dict[str, dict[str, A
     for tool, entry in weights.items():
         if not isinstance(tool, str):
             raise ValueError(f"weights: tool names must be strings, got {type(tool).__name__} {tool!r}")
-        if isinstance(entry, Mapping):
-            unknown = set(entry) - {"weight", "arguments"}
-            if unknown:
-                raise ValueError(
-                    f"weights: tool {tool!r} has unknown keys {sorted(unknown)}; expected 'weight' and 'arguments'"
-                )
-            w = entry.get("weight")
-            args = entry.get("arguments") or {}
-            if not isinstance(args, Mapping):
-                raise ValueError(f"weights: tool {tool!r}: 'arguments' must be a mapping")
-            for a in args:
-                if not isinstance(a, str):
-                    raise ValueError(
-                        f"weights: tool {tool!r}: argument names must be strings, got {type(a).__name__} {a!r}"
-                    )
-            out[tool] = {
-                "weight": None if w is None else _check_weight(w, f"tool {tool!r}"),
-                "arguments": {
-                    a: _check_weight(v, f"tool {tool!r} argument {a!r}") for a, v in args.items()
-                },
-            }
-        else:
-            out[tool] = {"weight": _check_weight(entry, f"tool {tool!r}"), "arguments": {}}
+        out[tool] = _tool_weights(tool, entry)
     return out
+
+
+def _tool_weights(tool: str, entry: Any) -> dict[str, Any]:
+    """One tool's entry of ``weights=``: a number, or ``{"weight": w, "arguments": {arg: w}}``."""
+    if not isinstance(entry, Mapping):
+        return {"weight": _check_weight(entry, f"tool {tool!r}"), "arguments": {}}
+    unknown = set(entry) - {"weight", "arguments"}
+    if unknown:
+        raise ValueError(f"weights: tool {tool!r} has unknown keys {sorted(unknown)}; expected 'weight' and 'arguments'")
+    args = entry.get("arguments") or {}
+    if not isinstance(args, Mapping):
+        raise ValueError(f"weights: tool {tool!r}: 'arguments' must be a mapping")
+    for arg in args:
+        if not isinstance(arg, str):
+            raise ValueError(f"weights: tool {tool!r}: argument names must be strings, got {type(arg).__name__} {arg!r}")
+    weight = entry.get("weight")
+    return {
+        "weight": None if weight is None else _check_weight(weight, f"tool {tool!r}"),
+        "arguments": {arg: _check_weight(w, f"tool {tool!r} argument {arg!r}") for arg, w in args.items()},
+    }
 
 
 def _function_of(schema: Any, index: int) -> Mapping[str, Any]:
@@ -219,10 +201,15 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
     return list(by_name.values())
 
 
+def _parameters(fn: Mapping[str, Any]) -> Any:
+    """A function schema's parameters as written (OpenAI's and BFCL's, Anthropic's or MCP's key)."""
+    return fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
+
+
 def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Do two function schemas declare the same parameters? (Data too deep for ``==`` is
     compared by its marshal bytes, when marshal writes it.)"""
-    pa, pb = a.get("parameters", a.get("input_schema")), b.get("parameters", b.get("input_schema"))
+    pa, pb = _parameters(a), _parameters(b)
     try:
         return bool(pa == pb)
     except RecursionError:
@@ -230,65 +217,47 @@ def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
         return key is not None and key == content_key(pb)
 
 
-def _params_schema(fn: Mapping[str, Any]) -> Mapping[str, Any]:
-    params = fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
-    if params is None:
-        return {}
-    if not isinstance(params, Mapping):
-        raise ValueError(f"tool {fn['name']!r}: 'parameters' must be a JSON Schema object")
-    return params
-
-
 def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> ToolSpec:
     name = fn["name"]
-    params = _params_schema(fn)
+    params = _parameters(fn)
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise ValueError(f"tool {name!r}: 'parameters' must be a JSON Schema object")
     props = params.get("properties") or {}
     if not isinstance(props, Mapping):
         raise ValueError(f"tool {name!r}: 'properties' must be an object")
     required = params.get("required") or []
     if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
         raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
-    specs: dict[str, ParamSpec] = {}
-    for pname, pschema in props.items():
-        if type(pschema) is not dict and not isinstance(pschema, Mapping):
-            pschema = {}
-        if not _is_flat(pschema):
-            check_schema(pschema, f"tool {name!r} parameter {pname!r}")
-        imp = pschema.get("importance", _MISSING)
-        if imp is _MISSING:  # the common case: no importance, weight 1
-            weight = 1.0
-        else:
-            weight = _check_weight(imp, f"tool {name!r} argument {pname!r} importance")
-        has_default = "default" in pschema
-        specs[pname] = ParamSpec(
-            pname, pschema, weight, has_default, pschema.get("default") if has_default else None,
-            type_check(pschema),
-        )
+    specs = {pname: _param_spec(name, pname, pschema) for pname, pschema in props.items()}
     tool_weight = _check_weight(fn.get("importance", 1), f"tool {name!r} importance")
     arg_weights: dict[str, float] = {}
     if override:
         if override.get("weight") is not None:
             tool_weight = override["weight"]
         arg_weights = dict(override.get("arguments") or {})
-    return ToolSpec(name, tool_weight, specs, frozenset(required), True, arg_weights)
+    return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights)
+
+
+def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
+        schema = {}
+    if not _is_flat(schema):  # the commonest schema has nothing to check
+        check_schema(schema, f"tool {tool!r} parameter {name!r}")
+    weight = 1.0
+    if "importance" in schema:
+        weight = _check_weight(schema["importance"], f"tool {tool!r} argument {name!r} importance")
+    return ParamSpec(name, schema, weight, "default" in schema, schema.get("default"), type_check(schema))
 
 
 class ToolSet:
     """Compiled schemas plus weight overrides, looked up by (canonical) tool name.
 
-    Picklable (what text readers need of it is made again after unpickling).
+    Picklable.
     """
 
     __slots__ = ("by_key", "name_canon", "has_schema", "overrides", "reader_context")
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = {name: getattr(self, name) for name in self.__slots__}
-        state["reader_context"] = None
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            object.__setattr__(self, name, value)
 
     def __init__(
         self,
@@ -312,10 +281,8 @@ class ToolSet:
             if key in self.by_key:
                 continue
             w = entry.get("weight")
-            self.overrides[key] = ToolSpec(
-                tool, 1.0 if w is None else w, {}, frozenset(), False,
-                dict(entry.get("arguments") or {}),
-            )
+            arg_weights = dict(entry.get("arguments") or {})
+            self.overrides[key] = ToolSpec(tool, 1.0 if w is None else w, {}, frozenset(), arg_weights)
 
     def lookup(self, name: str) -> ToolSpec | None:
         """The schema of a declared tool, or None."""
@@ -355,16 +322,15 @@ def compile_tools(
     ToolCallWarning
         For a type name no JSON Schema (or BFCL) type has (``"integr"``): it is not checked.
     """
-    tools_key = None if cache is None else content_key(tools)
-    weights_key = content_key(weights) if weights else b""
-    if cache is None or tools_key is None or weights_key is None:
+    if cache is None:
         return ToolSet(tools, weights, name_canon)
-    key = (tools_key, weights_key, id(name_canon))
-    hit = cache.get(key)
-    if hit is not None and hit.name_canon is name_canon:
-        return hit
-    compiled = ToolSet(tools, weights, name_canon)
-    cache.put(key, compiled)
+    key = (content_key(tools), content_key(weights) if weights else b"", id(name_canon))
+    if key[0] is None or key[1] is None:  # not plain data: not remembered
+        return ToolSet(tools, weights, name_canon)
+    compiled = cache.get(key)
+    if compiled is None or compiled.name_canon is not name_canon:  # a later function may reuse an id
+        compiled = ToolSet(tools, weights, name_canon)
+        cache.put(key, compiled)
     return compiled
 
 
@@ -471,34 +437,24 @@ def check_schema(schema: Any, where: str) -> None:
         visits += 1
         if visits > _SCHEMA_NODES:
             raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
-        _warn_unknown_type(node.get("type"), where, at)
+        declared = node.get("type")
+        for t in declared if isinstance(declared, (list, tuple)) else [declared]:
+            if isinstance(t, str) and t not in KNOWN_TYPES:
+                warnings.warn(f"{where}: unknown type {t!r} at {at} (values are not checked against it)",
+                              ToolCallWarning, stacklevel=5)
         on_path.add(id(node))
         stack.append((node, at, unions, True))
         for child, child_at, is_member in reversed(_children(node, at)):
             stack.append((child, child_at, unions + is_member, False))
 
 
-def _warn_unknown_type(declared: Any, where: str, at: str) -> None:
-    names = declared if isinstance(declared, (list, tuple)) else [declared]
-    for t in names:
-        if isinstance(t, str) and t not in KNOWN_TYPES:
-            warnings.warn(f"{where}: unknown type {t!r} at {at} (values are not checked against it)",
-                          ToolCallWarning, stacklevel=5)
-
-
-def _declared_types(schema: Mapping[str, Any]) -> list[Any] | None:
-    t = schema.get("type")
-    if t is None:
-        return None
-    return list(t) if isinstance(t, (list, tuple)) else [t]
-
-
-def type_ok(value: Any, schema: Any, _unions: int = 0) -> bool:
+def type_ok(value: Any, schema: Any) -> bool:
     """Does ``value`` satisfy the schema's ``type`` (with ``items``/``properties``/unions)?
 
     Only ``type``, ``items``, ``properties``, ``anyOf``/``oneOf`` and type lists are read;
     BFCL's names are aliases (``dict``, ``float``, ``tuple``, ``any``). Undeclared types,
-    unknown type names and undeclared object keys are not checked.
+    unknown type names and undeclared object keys are not checked. The same rule as
+    :func:`type_check`, which compiles a schema once for many values.
 
     Raises
     ------
@@ -513,76 +469,130 @@ def type_ok(value: Any, schema: Any, _unions: int = 0) -> bool:
     (True, False)
     >>> type_ok({"a": 1}, {"type": "dict", "properties": {"a": {"type": "string"}}})
     False
+    >>> type_ok(None, {"anyOf": [{"type": "string"}, {"type": "null"}]}), type_ok(1.5, {"type": ["string", "null"]})
+    (True, False)
     """
-    if type(schema) is not dict and not isinstance(schema, Mapping):
-        return True
+    return type_check(schema)(value)
+
+
+def type_check(schema: Any) -> Callable[[Any], bool]:
+    """:func:`type_ok` for one schema, as a function of the value.
+
+    A single type name becomes the plain check it stands for; a type list, a union, items
+    and properties become small check objects. Subschemas (items, properties, union
+    members) are compiled when a value first reaches them: a schema may be thousands of
+    levels deep, or contain itself. The checks are module functions or small objects, so a
+    compiled schema pickles.
+
+    Raises
+    ------
+    ValueError
+        For unions nested deeper than :data:`MAX_UNION_DEPTH`, when a value reaches them.
+
+    Examples
+    --------
+    >>> type_check({"type": "int"})(3), type_check({"type": "integer"})(True)
+    (True, False)
+    >>> type_check({"type": "array", "items": {"type": "string"}})(["a", 1])
+    False
+    """
+    return _compile(schema, 0)
+
+
+def _compile(schema: Any, unions: int) -> Callable[[Any], bool]:
+    """The check of one schema node, reached through ``unions`` nested unions."""
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
+        return _anything
     declared = schema.get("type")
     if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
-        return _one_type_ok(value, declared, schema)  # the common case: one type, no union
-    unions = schema.get("anyOf") or schema.get("oneOf")
-    if isinstance(unions, (list, tuple)) and unions:
-        if _unions >= MAX_UNION_DEPTH:
-            raise ValueError(f"schema: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels")
-        if not any(type_ok(value, member, _unions + 1) for member in unions):
-            return False
-    types = _declared_types(schema)
-    if types is None:
-        return True
-    return any(_one_type_ok(value, t, schema) for t in types)
+        return _type_name_check(declared, schema)  # the commonest schema, in short
+    of_type: Callable[[Any], bool]
+    if isinstance(declared, (list, tuple)):
+        of_type = _Node(None, [_type_name_check(name, schema) for name in declared])
+    else:
+        of_type = _type_name_check(declared, schema)
+    members = schema.get("anyOf") or schema.get("oneOf")
+    if not isinstance(members, (list, tuple)) or not members:
+        return of_type
+    if unions >= MAX_UNION_DEPTH:
+        raise ValueError(f"schema: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels")
+    return _Node([_Lazy(member, unions + 1) for member in members], [of_type])
 
 
-def _is_string(value: Any) -> bool:
-    return isinstance(value, str)
-
-
-def _is_integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_boolean(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-def _is_null(value: Any) -> bool:
-    return value is None
+def _type_name_check(name: Any, schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+    """The check of one type name of ``schema`` (an array's with its items, an object's with its properties)."""
+    if not isinstance(name, str):
+        return _anything  # no type declared, or not a name
+    name = TYPE_ALIASES.get(name, name)
+    if name == "array":
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            return _ArrayCheck(_Lazy(items, 0))
+    elif name == "object":
+        props = schema.get("properties")
+        if isinstance(props, Mapping):
+            return _ObjectCheck({key: _Lazy(prop, 0) for key, prop in props.items()})
+    return _TYPE_CHECKS.get(name, _anything)  # a type name we do not know is not checked
 
 
 def _anything(value: Any) -> bool:
     return True
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, (list, tuple))
+class _IsA:
+    """An instance of one of ``kinds``, where a bool is not an integer or a number."""
+
+    __slots__ = ("kinds",)
+
+    def __init__(self, *kinds: type) -> None:
+        self.kinds = kinds
+
+    def __call__(self, value: Any) -> bool:
+        return isinstance(value, self.kinds) and (type(value) is not bool or bool in self.kinds)
 
 
-def _is_object(value: Any) -> bool:
-    return isinstance(value, Mapping)
-
-
-_SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
-    "string": _is_string,
-    "integer": _is_integer,
-    "number": _is_number,
-    "boolean": _is_boolean,
-    "null": _is_null,
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": _IsA(str),
+    "integer": _IsA(int),
+    "number": _IsA(int, float),
+    "boolean": _IsA(bool),
+    "null": _IsA(type(None)),
+    "array": _IsA(list, tuple),
+    "object": _IsA(Mapping),
     "any": _anything,
 }
 
 
-class _SchemaCheck:
-    """``type_ok(value, schema)`` as a function of the value (picklable, unlike a closure)."""
+class _Lazy:
+    """The check of a subschema, compiled when a value first reaches it."""
 
-    __slots__ = ("schema",)
+    __slots__ = ("schema", "unions", "check")
 
-    def __init__(self, schema: Any) -> None:
+    def __init__(self, schema: Any, unions: int) -> None:
         self.schema = schema
+        self.unions = unions
+        self.check: Callable[[Any], bool] | None = None
 
     def __call__(self, value: Any) -> bool:
-        return type_ok(value, self.schema)
+        if self.check is None:
+            self.check = _compile(self.schema, self.unions)
+        return self.check(value)
+
+
+class _Node:
+    """A schema with a union or a type list: the value passes one of the union's ``members``
+    (when there is a union) and one of the ``types``."""
+
+    __slots__ = ("members", "types")
+
+    def __init__(self, members: list[_Lazy] | None, types: list[Callable[[Any], bool]]) -> None:
+        self.members = members
+        self.types = types
+
+    def __call__(self, value: Any) -> bool:
+        if self.members is not None and not any(member(value) for member in self.members):
+            return False
+        return any(ok(value) for ok in self.types)
 
 
 class _ArrayCheck:
@@ -606,75 +616,10 @@ class _ObjectCheck:
         self.prop_ok = prop_ok
 
     def __call__(self, value: Any) -> bool:
-        if type(value) is not dict and not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):  # (``type`` first: ABCs are slow)
             return False
-        prop_ok = self.prop_ok
-        for k, v in value.items():
-            ok = prop_ok.get(k)
-            if ok is not None and not ok(v):
+        for key, item in value.items():
+            ok = self.prop_ok.get(key)
+            if ok is not None and not ok(item):
                 return False
         return True
-
-
-def type_check(schema: Any, depth: int = 0) -> Callable[[Any], bool]:
-    """``type_ok`` for one schema, as a function of the value: a single type name becomes the
-    plain check it stands for (arrays and objects with their items' and properties' checks,
-    compiled the same way a few levels deep), anything else calls :func:`type_ok`. The
-    functions are module functions or small objects: a compiled schema pickles.
-
-    Examples
-    --------
-    >>> type_check({"type": "int"})(3), type_check({"type": "integer"})(True)
-    (True, False)
-    >>> type_check({"type": "array", "items": {"type": "string"}})(["a", 1])
-    False
-    """
-    if type(schema) is dict or isinstance(schema, Mapping):
-        declared = schema.get("type")
-        if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
-            t = TYPE_ALIASES.get(declared, declared)
-            if t in _SCALAR_CHECKS:
-                return _SCALAR_CHECKS[t]
-            if t not in ("array", "object"):
-                return _anything  # a type name we do not know is not checked
-            if depth < 8:
-                return _array_check(schema, depth) if t == "array" else _object_check(schema, depth)
-    else:
-        return _anything
-    return _SchemaCheck(schema)
-
-
-def _array_check(schema: Mapping[str, Any], depth: int) -> Callable[[Any], bool]:
-    items = schema.get("items")
-    if items is None:
-        return _is_array
-    return _ArrayCheck(type_check(items, depth + 1))
-
-
-def _object_check(schema: Mapping[str, Any], depth: int) -> Callable[[Any], bool]:
-    props = schema.get("properties")
-    if not isinstance(props, Mapping):
-        return _is_object
-    return _ObjectCheck({k: type_check(v, depth + 1) for k, v in props.items()})
-
-
-def _one_type_ok(value: Any, t: Any, schema: Mapping[str, Any]) -> bool:
-    if not isinstance(t, str):
-        return True
-    t = TYPE_ALIASES.get(t, t)
-    scalar = _SCALAR_CHECKS.get(t)
-    if scalar is not None:
-        return scalar(value)
-    if t == "array":
-        if not _is_array(value):
-            return False
-        items = schema.get("items")
-        return items is None or all(type_ok(v, items) for v in value)
-    if t == "object":
-        if not _is_object(value):
-            return False
-        props = schema.get("properties")
-        if not isinstance(props, Mapping):
-            return True
-        return all(type_ok(v, props[k]) for k, v in value.items() if k in props)
-    return True  # a type name we do not know is not checked

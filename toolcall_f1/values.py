@@ -160,10 +160,6 @@ def _name_of(canon: Any, table: Mapping[str, Canonicalizer], default: str) -> st
     return f"custom:{name}#{hashlib.sha1(marshal.dumps(code)).hexdigest()[:6]}"
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def values_equal(pred: Any, gold: Any, canon: Canonicalizer) -> bool:
     """Structural equality of two JSON values under a canonicalizer (SPEC §4).
 
@@ -182,8 +178,8 @@ def values_equal(pred: Any, gold: Any, canon: Canonicalizer) -> bool:
         return isinstance(gold, str) and (pred == gold or canon(pred) == canon(gold))
     if isinstance(pred, bool) or isinstance(gold, bool):
         return isinstance(pred, bool) and isinstance(gold, bool) and pred is gold
-    if _is_number(pred):
-        return _is_number(gold) and pred == gold
+    if isinstance(pred, (int, float)):  # neither is a bool here
+        return isinstance(gold, (int, float)) and pred == gold
     if pred is None:
         return gold is None
     if isinstance(pred, (list, tuple)):
