@@ -126,7 +126,7 @@ def _type_fine(value: Any, pspec: ParamSpec | None) -> bool:
     """Is the value of a type the parameter's schema allows (any type, without a schema)?"""
     if pspec is None:
         return True
-    return pspec.check(value) if pspec.check is not None else type_ok(value, pspec.schema)
+    return pspec.check(value)
 
 
 def _agrees(value: Any, accepted: AnyOf, pspec: ParamSpec | None, canon: Canonicalizer) -> tuple[bool, str]:
