@@ -134,7 +134,7 @@ class Call:
 
     @property
     def args(self) -> Mapping[str, Any]:
-        """Alias of :attr:`arguments` (the seed's name)."""
+        """Alias of :attr:`arguments` (its name in the original design note)."""
         return self.arguments
 
     def to_dict(self) -> dict[str, Any]:

@@ -158,6 +158,8 @@ class Cost:
 
     def exact(self, kind: Any = object) -> Any:
         """The whole matrix in Python ints, or in ``np.int64`` (when ``bound`` fits it)."""
+        if kind is np.int64 and any(p.dtype == object for p in self.parts):
+            return self.exact(object).astype(np.int64)  # a part past int64 (its factor may be 0)
         return sum(p.astype(kind) * f for p, f in zip(self.parts, self.factors))
 
     def row(self, i: int) -> Any:
@@ -168,8 +170,10 @@ class Cost:
         return self._rows[i]
 
     def image(self) -> Any:
-        """``cost >> shift`` in float64, rounded."""
-        return sum(p.astype(np.float64) * float(f >> self.shift) for p, f in zip(self.parts, self.factors))
+        """``cost >> shift`` in float64, rounded (a part of Python ints, which may be past
+        float range, is shifted exactly before it becomes floats)."""
+        return sum(((p * f) >> self.shift).astype(np.float64) if p.dtype == object
+                   else p.astype(np.float64) * float(f >> self.shift) for p, f in zip(self.parts, self.factors))
 
 
 def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,

@@ -79,7 +79,7 @@ class ToolCallMetric:
     weights
         ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
     matching
-        ``"greedy"`` (default, the seed's algorithm) or ``"optimal"``.
+        ``"greedy"`` (default: best-first pairs) or ``"optimal"`` (the fewest FP+FN; README, "Inputs").
     name_canonicalizer
         ``"exact"`` (None), ``"underscore"`` (``a.b`` reads as ``a_b``) or a callable.
     prediction_format, reference_format
@@ -89,7 +89,7 @@ class ToolCallMetric:
     on_parse_error
         ``"count"`` (score as zero calls, count in ``num_parse_errors``) or ``"raise"``.
     grammar
-        The seed's name for ``tools``, read when ``tools`` is not given.
+        An older name for ``tools`` (the original design note's), read when ``tools`` is not given.
 
     Raises
     ------

@@ -1326,8 +1326,9 @@ def parse_calls(
     output
         Model-output text, or any structured call shape (a message dict, a list of calls).
     format
-        ``"auto"`` (detect), or one of ``"python"``, ``"json"``, ``"openai"``, ``"anthropic"``,
-        ``"hermes"`` (``"qwen"``), ``"mistral"``, ``"llama"``, ``"bfcl"``; or the model's own
+        ``"auto"`` (detect), or a name in :data:`FORMATS` (``"python"``, ``"json"``,
+        ``"openai"``, ``"hermes"``, ``"harmony"``, ``"qwen3_coder"``, ... — the README's table
+        lists them all, with the text each reads); or the model's own
         response template (a dict, or a tokenizer carrying ``.response_template``), read with
         transformers' parser (needs transformers >= 5.13). Applies to text; structured input
         is read the same way in every mode.

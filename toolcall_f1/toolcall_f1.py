@@ -109,7 +109,7 @@ class ToolcallF1(evaluate.Metric):
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one example (a prediction and its reference)."""
-        prediction = None if prediction is None else stored.dumps(prediction)
+        prediction = stored.dumps(prediction)  # None is zero calls, as in add_batch
         reference = stored.dumps(reference)  # None too: the core names the example it is missing from
         super().add(prediction=prediction, reference=reference, **kwargs)
 

@@ -82,6 +82,18 @@ def test_every_input_shape_streams_through_json_feature() -> None:
     assert result == ToolCallMetric().compute(preds, refs, return_details=True)
 
 
+def test_a_none_prediction_is_zero_calls_through_add_as_through_add_batch() -> None:
+    refs = [[("f", {})], []]
+    expected = ToolCallMetric().compute([None, None], refs)
+    one_by_one = toolcall_f1.load()
+    for ref in refs:
+        one_by_one.add(prediction=None, reference=ref)
+    batch = toolcall_f1.load()
+    batch.add_batch(predictions=[None, None], references=refs)
+    assert one_by_one.compute() == batch.compute() == expected
+    assert expected["recall"] == 0.0 and expected["exact_match"] == 0.5
+
+
 def test_bfcl_prediction_mode_sees_text_not_parsed_json() -> None:
     """datasets.Json would re-read JSON-looking text as JSON; the adapter keeps it text."""
     module = toolcall_f1.load()

@@ -122,3 +122,21 @@ def test_signature_does_not_depend_on_where_tools_were_given() -> None:
     a = ToolCallMetric(tools=tools).compute(["[f()]"], ["[f()]"])["signature"]
     b = ToolCallMetric().compute(["[f()]"], ["[f()]"], tools=tools)["signature"]
     assert a == b
+
+
+@pytest.mark.parametrize(
+    ("weights", "tp", "fp"),
+    [
+        ({"f": {"arguments": {"a": 1e-310}}}, 4.0, 2e-310),  # the name's weight: 10**310 units
+        ({"f": {"arguments": {"a": 1e-300, "b": 1e10}}}, 2 + 2e10, 2e-300),
+        ({"f": {"arguments": {"a": 1e100, "b": 1e-300}}}, 2 + 2e100, 2e-300),
+        ({"f": {"weight": 0, "arguments": {"a": 1e-20}}}, 0.0, 0.0),  # every factor but exactness is 0
+    ],
+)
+def test_optimal_arg_level_with_weights_far_apart(weights: dict, tp: float, fp: float) -> None:
+    # costs past float range (exact units of 1e-310) were turned into floats before being
+    # scaled down (OverflowError), and a zero tool weight sent Python-int parts to int64
+    preds = [[("f", {"a": 1, "b": 1}), ("f", {"a": 2, "b": 2})]]
+    golds = [[("f", {"a": 1, "b": 2}), ("f", {"a": 2, "b": 1})]]
+    result = ToolCallMetric("arg", matching="optimal", weights=weights).compute(preds, golds)
+    assert (result["tp"], result["fp"], result["fn"]) == (tp, fp, fp)
