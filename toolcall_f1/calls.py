@@ -444,6 +444,9 @@ class _Reader:
         out: list[Call] = []
         for item in items:
             if isinstance(item, str):
+                if len(items) == 2 and item is items[0] and isinstance(items[1], Mapping):  # JSON's ("f", {...})
+                    raise self.error('a [name, arguments] list is not a call (a (name, arguments) tuple is, in'
+                                     ' Python); in JSON write {"name": ..., "arguments": ...}', item)
                 raise self.error("a list of strings is not a list of calls (a string literal is data)", item)
             out.extend(self.calls(item, depth + 1))
         return out

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from toolcall_f1 import ToolCallMetric
 from toolcall_f1.calls import MAX_BYTES, AnyOf, Call, ToolCallParseError, bfcl_gold, coerce_structured, normalize_value
 from toolcall_f1.values import is_plain_json, plain_json, strictly_identical
 
@@ -124,3 +125,11 @@ def test_plain_json() -> None:
     looped: list[Any] = [np.int64(1)]
     looped.append(looped)
     assert plain_json(looped)[0] == 1  # a value that holds itself is walked to the depth limit, not forever
+
+
+def test_a_name_arguments_pair_written_as_json_says_how_to_write_a_call() -> None:
+    # json.dumps turns Python's ("f", {...}) tuple into a list: the error says what to write
+    with pytest.raises(ToolCallParseError, match=r'references\[0\]: .*\[name, arguments\] list is not a call.*"name"'):
+        ToolCallMetric().compute([[]], [[["f", {"x": 1}]]])
+    with pytest.raises(ToolCallParseError, match="a list of strings is not a list of calls"):
+        ToolCallMetric().compute([[]], [[["f", "g"]]])
