@@ -7,37 +7,37 @@ metric cannot break it, and metrics in different threads share nothing.
 
 from __future__ import annotations
 
-import marshal
+import pickle
 from typing import Any
 
 __all__ = ["Memo", "content_key"]
 
 
 def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
-    """The ``marshal`` bytes of a value: two values of plain data (exact dict, list, tuple,
+    """The ``pickle`` bytes of a value: two values of plain data (exact dict, list, tuple,
     str, int, float, bool, None) that could read differently never share them (``1``, ``1.0``
     and ``True`` differ, as do tuples and lists, and key orders), and equal bytes load back
-    as equal data. Written in C, several times faster than ``json.dumps``. Format version 2:
-    later versions mark shared objects and interned strings, so equal data could get
-    different bytes depending on where it came from.
+    as equal data. Written in C, several times faster than ``json.dumps``.
 
-    None (not remembered) for what marshal does not write, data nested too deeply, or bytes
-    over ``max_bytes``. marshal writes buffers (numpy arrays) as their raw bytes: key only
-    plain data by it.
+    Not ``marshal``: its newer formats mark objects by their reference counts, so the same
+    object could get other bytes once something else held it; its older ones write an object
+    shared by many parents again for each (a schema of 40 doubling unions: 2**40 copies).
+    pickle writes a shared object once, whatever holds it; the same data shared differently
+    (built in code rather than read from JSON) may get other bytes, and is then read again.
+
+    None (not remembered) for what pickle does not write, data nested too deeply, or bytes
+    over ``max_bytes``.
 
     Examples
     --------
     >>> content_key([{"x": 1}]) == content_key([{"x": 1.0}]), content_key([{"x": 1}]) == content_key([{"x": 1}])
     (False, True)
-    >>> import json
-    >>> shared = "query"; content_key({shared: [shared]}) == content_key(json.loads('{"query": ["query"]}'))
-    True
-    >>> content_key({1, object()}) is None, content_key("x" * 100, max_bytes=10) is None
+    >>> content_key([lambda: 1]) is None, content_key("x" * 100, max_bytes=10) is None
     (True, True)
     """
     try:
-        key = marshal.dumps(value, 2)
-    except ValueError:  # an object marshal does not write, or nested too deep for it
+        key = pickle.dumps(value, protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):  # not data
         return None
     return key if max_bytes is None or len(key) <= max_bytes else None
 

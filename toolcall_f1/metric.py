@@ -40,7 +40,7 @@ PARSE_ERROR_WARNING_MIN = 10
 #: to the next (answers sampled for one prompt, BFCL's entries), while many trees of gold calls
 #: slow the garbage collector.
 _MEMO_SIZE = 64
-#: Inputs larger than this (as marshal bytes) are read each time, not remembered.
+#: Inputs larger than this (as their content key's bytes) are read each time, not remembered.
 _MEMO_MAX_BYTES = 65536
 
 
@@ -244,9 +244,8 @@ class ToolCallMetric:
 
     def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
         """A reference → (gold calls, the tool set they are judged with, its own tools' digest),
-        remembered by content when it is plain data (:func:`is_plain_json`; numpy arrays, which
-        ``marshal`` writes as raw bytes, are read each time): consecutive examples often share
-        their reference."""
+        remembered by content when it is plain data (:func:`is_plain_json`; numpy values are
+        read each time): consecutive examples often share their reference."""
         if reference is None:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")

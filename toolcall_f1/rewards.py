@@ -410,8 +410,8 @@ def _json(text: str, where: str) -> Any:
 
 
 def _plain_key(value: Any) -> bytes | None:
-    """The memo key of plain JSON data, else None: ``marshal`` writes a numpy array as its raw
-    bytes, which two different arrays can share, so nothing else is keyed."""
+    """The memo key of plain JSON data, else None (numpy values are read each time, as the
+    metric reads them)."""
     return content_key(value) if is_plain_json(value) else None
 
 

@@ -208,7 +208,7 @@ def _parameters(fn: Mapping[str, Any]) -> Any:
 
 def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Do two function schemas declare the same parameters? (Data too deep for ``==`` is
-    compared by its marshal bytes, when marshal writes it.)"""
+    compared by its :func:`~toolcall_f1.memo.content_key`.)"""
     pa, pb = _parameters(a), _parameters(b)
     try:
         return bool(pa == pb)
@@ -402,7 +402,8 @@ def check_schema(schema: Any, where: str) -> None:
 
     Raises a ``ValueError`` naming the place for a schema that contains itself, or unions
     nested deeper than :data:`MAX_UNION_DEPTH` (judging a value would recurse without
-    bound), or more than 100,000 subschemas; warns (:class:`ToolCallWarning`) for a type
+    bound), or more than 100,000 subschemas (counted once per path to them, as checking a
+    value against unions may walk them); warns (:class:`ToolCallWarning`) for a type
     name that is not a known type (it is not checked). Walks with its own stack: a schema
     thousands of ``properties`` deep is fine.
 
@@ -417,7 +418,6 @@ def check_schema(schema: Any, where: str) -> None:
     """
     name = where.rsplit(" ", 1)[-1].strip("'")
     on_path: set[int] = set()
-    deepest: dict[int, int] = {}  # shared subschemas: walked again only from a deeper union
     stack: list[tuple[Any, str, int, bool]] = [(schema, name, 0, False)]
     visits = 0
     while stack:
@@ -431,10 +431,7 @@ def check_schema(schema: Any, where: str) -> None:
             raise ValueError(f"{where}: the schema contains itself (at {at})")
         if unions > MAX_UNION_DEPTH:
             raise ValueError(f"{where}: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels (at {at})")
-        if deepest.get(id(node), -1) >= unions:
-            continue
-        deepest[id(node)] = unions
-        visits += 1
+        visits += 1  # a subschema shared by several parents counts once per path: checking a value walks paths
         if visits > _SCHEMA_NODES:
             raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
         declared = node.get("type")

@@ -423,8 +423,7 @@ def is_plain_json(value: Any) -> bool:
     ``int``, ``float``, ``bool`` and ``None`` (no subclasses, numpy or other objects), within
     200 levels and a million containers?
 
-    ``marshal`` bytes tell any two such values apart (and no other value has the bytes of
-    one), which is what keying a memo by them needs.
+    Only such values are remembered by a metric (keyed by :func:`~toolcall_f1.memo.content_key`).
 
     Examples
     --------

@@ -321,19 +321,24 @@ def test_read_reference_and_its_cache() -> None:
     assert shifted["exact_match"] == 0.0
 
 
-def test_equal_content_has_one_key_wherever_it_came_from() -> None:
-    # marshal's newer formats mark shared objects and interned strings: equal data read from
-    # JSON and built in code (a string used twice, an interned key) had different bytes, so a
-    # reference handed over again missed the memo and identical calls fell into other classes
+def test_content_keys_are_stable_and_linear() -> None:
+    # marshal's newer formats mark objects by reference count: the same reference, once the
+    # metric held parts of it, got other bytes (every memo lookup missed); its older formats
+    # write a shared object once per parent (a schema of doubling unions: exponential)
     import json
 
     from toolcall_f1.memo import content_key
 
-    shared = "query"
-    built = [{"name": "search", "arguments": {shared: shared, "n": [1.5, 1.5]}}]
-    read = json.loads(json.dumps(built))
-    assert content_key(built) == content_key(read)
+    text = '[{"name": "search", "arguments": {"query": "query", "n": [1.5, 1.5]}}]'
+    reference = json.loads(text)
+    before = content_key(reference)
+    held = [reference[0], reference[0]["arguments"], reference[0]["arguments"]["n"]]
+    assert content_key(reference) == before == content_key(json.loads(text)) and held
     assert content_key([1]) != content_key([1.0]) != content_key([True])
+    schema: dict = {"type": "integer"}
+    for _ in range(60):
+        schema = {"anyOf": [schema, schema]}
+    assert len(content_key(schema) or b"") < 10_000
 
 
 def test_datasets_numpy_columns_score_exactly_as_plain_python() -> None:
