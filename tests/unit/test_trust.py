@@ -240,6 +240,13 @@ def test_schema_errors_name_the_field() -> None:
     # 64 nested unions are fine, and so are thousands of nested properties
     ok = [{"name": "f", "parameters": {"properties": {"x": _deep_any_of(60)}}}]
     assert ToolCallMetric(tools=ok)("[f(x=1)]", "[f(x=1)]").exact
+    # a subschema shared by both members of 19 nested unions is 2**20 paths: checking a value
+    # walked them all (seconds, exponentially more with each level); it is refused up front
+    shared: dict[str, Any] = {"type": "integer"}
+    for _ in range(19):
+        shared = {"anyOf": [shared, shared]}
+    with pytest.raises(ValueError, match="tool 'f' parameter 'x': the schema has more than 100000 subschemas"):
+        ToolCallMetric(tools=[{"name": "f", "parameters": {"properties": {"x": shared}}}])
 
 
 # --------------------------------------------------------------------------- paths agree
