@@ -11,6 +11,7 @@ equality by comparing integer ids of its :func:`~toolcall_f1.values.value_key` w
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -19,12 +20,13 @@ import numpy as np
 
 from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
 from .counting import VERDICT_COUNTS
-from .schema import ParamSpec, ToolSpec, type_ok
+from .schema import ParamSpec, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
 from .values import (
     KEYED_CANONICALIZERS,
     Canonicalizer,
     is_empty_value,
     resolve_canonicalizer,
+    resolve_name_canonicalizer,
     value_key,
     values_equal,
 )
@@ -39,6 +41,7 @@ __all__ = [
     "PairResult",
     "GroupNumbers",
     "compare_call",
+    "judge_pair",
     "gold_repr",
     "is_exact",
     "judge_group",
@@ -212,26 +215,27 @@ def is_exact(pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonical
 
 def compare_call(
     pred: Call,
-    gold: GoldCall,
+    gold: Call | GoldCall,
     *,
-    tool: ToolSpec | None = None,
-    weights: ToolSpec | None = None,
-    canon: str | Canonicalizer | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    weights: Mapping[str, Any] | None = None,
+    canonicalizer: str | Canonicalizer | None = None,
+    name_canonicalizer: str | Callable[[str], str] | None = None,
     fill_defaults: bool = True,
+    canon: str | Canonicalizer | None = None,
 ) -> PairResult:
-    """Judge one pair of calls with the same name, argument by argument (SPEC §5).
+    """Judge one pair of calls with the same name, argument by argument (SPEC §5), with the
+    settings :class:`ToolCallMetric` takes.
 
     Parameters
     ----------
     pred, gold
-        The predicted call and the gold call.
-    tool
-        The tool's schema (types, required, defaults), or None when there is none.
-    weights
-        Where argument weights are read from (defaults to ``tool``; weight 1 without either).
-    canon
-        The string canonicalizer: ``"default"`` (None, as for :class:`ToolCallMetric` and
-        :func:`match_calls`), ``"bfcl"``, ``"exact"`` or a callable.
+        The predicted call and the gold call (a :class:`GoldCall`, or a :class:`Call`).
+    tools, weights
+        Tool schemas (types, required, defaults, importance) and weight overrides, as for
+        :class:`ToolCallMetric`; without them every argument weighs 1 and nothing is type-checked.
+    canonicalizer, name_canonicalizer
+        As for :class:`ToolCallMetric` (``canon=`` is the old name of ``canonicalizer=``).
     fill_defaults
         Read an argument absent on one side as its schema default (off for BFCL references).
 
@@ -239,19 +243,42 @@ def compare_call(
     -------
     PairResult
 
+    Raises
+    ------
+    ValueError
+        For an unknown setting or a malformed schema or weight.
+
     Examples
     --------
     >>> r = compare_call(Call("f", {"x": 1, "y": 2}), GoldCall.from_call(Call("f", {"x": 1, "y": 3})))
     >>> r.exact, r.agree, r.errors, [v.verdict for v in r.verdicts]
     (False, 1.0, 2.0, ['agree', 'disagree'])
-    >>> compare_call(Call("f", {"city": "new  YORK"}), GoldCall.from_call(Call("f", {"city": "New York"}))).exact
+    >>> compare_call(Call("f", {"city": "new  YORK"}), Call("f", {"city": "New York"})).exact
     True
+    >>> compare_call(Call("f", {"n": "2"}), Call("f", {"n": 2}), weights={"f": {"arguments": {"n": 3}}},
+    ...              tools=[{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]).errors
+    6.0
+    >>> compare_call(Call("f", {}), Call("f", {}), canonicalizer="loose")
+    Traceback (most recent call last):
+    ...
+    ValueError: canonicalizer: unknown name 'loose'; expected one of 'default', 'bfcl', 'exact' or a callable str -> str
     """
-    canon_fn = canon if callable(canon) else resolve_canonicalizer(canon)
-    wspec = weights if weights is not None else tool
+    if canon is not None:
+        warnings.warn("compare_call(canon=...) is now canonicalizer=", DeprecationWarning, stacklevel=2)
+        canonicalizer = canon if canonicalizer is None else canonicalizer
+    toolset = compile_tools(merge_tools(tools), validate_weights(weights), resolve_name_canonicalizer(name_canonicalizer))
+    gold = gold if isinstance(gold, GoldCall) else GoldCall.from_call(gold)
+    return judge_pair(pred, gold, toolset.lookup(pred.name), toolset.spec_for_weights(pred.name),
+                      resolve_canonicalizer(canonicalizer), fill_defaults)
+
+
+def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec | None, canon: Canonicalizer,
+               fill_defaults: bool) -> PairResult:
+    """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
+    ``wspec`` the weights (weight 1 without it)."""
     verdicts = []
     exact, agree, errors = True, 0.0, 0.0
-    for key, verdict, value, accepted, reason in _judged(pred, gold, tool, canon_fn, fill_defaults):
+    for key, verdict, value, accepted, reason in _judged(pred, gold, tool, canon, fill_defaults):
         w = wspec.arg_weight(key) if wspec is not None else 1.0
         verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
         tp, fp, fn = VERDICT_COUNTS[verdict]

@@ -16,6 +16,7 @@ without an assignment solver (:func:`_forced_exact`).
 from __future__ import annotations
 
 import collections
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -27,7 +28,7 @@ import numpy as np
 from .calls import Call, GoldCall, coerce_structured
 from .counting import VERDICT_COUNTS
 from .memo import content_key
-from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group
+from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair
 from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, validate_weights
 from .values import Canonicalizer, NameCanonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
@@ -327,7 +328,7 @@ def _match_group(
         (``ranked``: greedy ranks the candidate pairs by their agreeing weight)."""
         if exact_only and not (ranked and matching == "greedy"):
             return EXACT_ONLY if is_exact(gp[a], gg[b], tool, canon, fill_defaults) else INEXACT_ONLY
-        return compare_call(gp[a], gg[b], tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+        return judge_pair(gp[a], gg[b], tool, wspec, canon, fill_defaults)
 
     if len(gp) == len(gg) == 1:  # one pair: the only choice
         return [(0, 0, judge(0, 0))]
@@ -421,7 +422,7 @@ def _match_classes(
     if distinct > _MAX_CLASS_PAIRS or 4 * distinct > len(preds) * len(golds):
         return None
     rp, rg = [preds[i] for i in p_reps], [golds[j] for j in g_reps]
-    judged = [[compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill_defaults)
+    judged = [[judge_pair(p, g, tool, wspec, canon, fill_defaults)
                for g in rg] for p in rp]
     numbers = _numbers(judged, units)
     if matching == "greedy":
@@ -549,12 +550,13 @@ def match_calls(
     pred: Any,
     gold: Any,
     *,
-    canon: str | Canonicalizer | None = None,
+    canonicalizer: str | Canonicalizer | None = None,
     tools: Sequence[Mapping[str, Any]] | None = None,
     weights: Mapping[str, Any] | None = None,
     matching: str = "greedy",
     level: str = "call",
     name_canonicalizer: str | Callable[[str], str] | None = None,
+    canon: str | Canonicalizer | None = None,
 ) -> tuple[list[tuple[Call, GoldCall]], list[Call], list[GoldCall]]:
     """Assign predicted calls to gold calls — the layer a flat field metric does not provide.
 
@@ -569,8 +571,9 @@ def match_calls(
     pred, gold
         Calls in any structured shape of SPEC §2 (a list of ``Call``, ``(name, args)``
         tuples, dicts, ...).
-    canon
-        String canonicalizer: ``"default"`` (None), ``"bfcl"``, ``"exact"`` or a callable.
+    canonicalizer
+        String canonicalizer: ``"default"`` (None), ``"bfcl"``, ``"exact"`` or a callable
+        (``canon=`` is its old name).
     tools, weights
         Tool schemas and weight overrides (they decide types, defaults and costs).
     matching
@@ -603,7 +606,10 @@ def match_calls(
     """
     check_choice(matching, MATCHINGS, "matching")
     check_choice(level, LEVELS, "level")
-    canon_fn = resolve_canonicalizer(canon)
+    if canon is not None:
+        warnings.warn("match_calls(canon=...) is now canonicalizer=", DeprecationWarning, stacklevel=2)
+        canonicalizer = canon if canonicalizer is None else canonicalizer
+    canon_fn = resolve_canonicalizer(canonicalizer)
     name_fn = resolve_name_canonicalizer(name_canonicalizer)
     toolset = compile_tools(merge_tools(tools), validate_weights(weights), name_fn)
     pcalls = coerce_structured(pred)

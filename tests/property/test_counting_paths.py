@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from toolcall_f1 import ToolCallMetric
 from toolcall_f1.calls import AnyOf, Call, GoldCall, bfcl_gold
-from toolcall_f1.judge import compare_call, is_exact, judge_group
+from toolcall_f1.judge import is_exact, judge_group, judge_pair
 from toolcall_f1.matching import _group_units, _numbers
 from toolcall_f1.schema import compile_tools
 from toolcall_f1.values import KEYED_CANONICALIZERS, canon_bfcl, canon_default, canon_exact, value_key, values_equal
@@ -120,7 +120,7 @@ def test_judge_group_is_every_pair_judged_in_full(seed: int) -> None:
         canon = rng.choice(CANONS + [str.lower])
         fill = rng.random() < 0.5
         units = _group_units(preds, golds, wspec)
-        full = [[compare_call(p, g, tool=tool, weights=wspec, canon=canon, fill_defaults=fill) for g in golds]
+        full = [[judge_pair(p, g, tool, wspec, canon, fill) for g in golds]
                 for p in preds]
         keyed = judge_group(preds, golds, tool, wspec, canon, fill, units)
         expected = _numbers(full, units)

@@ -97,7 +97,23 @@ def test_compare_call_uses_the_metrics_default_canonicalizer() -> None:
     assert compare_call(pred, gold).exact
     assert ToolCallMetric()([pred], [("f", {"city": "New York"})]).exact
     assert match_calls([pred], [("f", {"city": "New York"})])[0]
-    assert not compare_call(pred, gold, canon="exact").exact
+    assert not compare_call(pred, gold, canonicalizer="exact").exact
+    with pytest.warns(DeprecationWarning, match="canonicalizer="):  # the old name still works
+        assert not compare_call(pred, gold, canon="exact").exact
+    preds, golds = [pred, Call("f", {"city": "New York"})], [("f", {"city": "New York"}), ("f", {"city": "x"})]
+    with pytest.warns(DeprecationWarning, match="canonicalizer="):
+        old_name = match_calls(preds, golds, matching="optimal", canon="exact")
+    assert old_name == match_calls(preds, golds, matching="optimal", canonicalizer="exact")
+    assert old_name != match_calls(preds, golds, matching="optimal")  # the setting is read
+
+
+def test_compare_call_takes_the_metrics_settings() -> None:
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]
+    pred, gold = Call("f", {"n": "2"}), Call("f", {"n": 2})
+    result = compare_call(pred, gold, tools=tools, weights={"f": {"arguments": {"n": 3}}})
+    assert (result.exact, result.errors, result.verdicts[0].reason) == (False, 6.0, "type")
+    assert ToolCallMetric("arg", tools=tools, weights={"f": {"arguments": {"n": 3}}})([pred], [gold]).fp == 3.0
+    assert not compare_call(pred, gold).exact and compare_call(Call("f", {"n": 2}), gold, tools=tools).exact
 
 
 # --------------------------------------------------------------------------- BFCL [] answers
