@@ -20,7 +20,7 @@ import numpy as np
 
 from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
 from .counting import VERDICT_COUNTS
-from .schema import ParamSpec, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
+from .schema import ParamSpec, ToolSet, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
 from .values import (
     KEYED_CANONICALIZERS,
     Canonicalizer,
@@ -263,13 +263,23 @@ def compare_call(
     ...
     ValueError: canonicalizer: unknown name 'loose'; expected one of 'default', 'bfcl', 'exact' or a callable str -> str
     """
+    toolset, canon_fn = public_settings("compare_call", tools, weights, canonicalizer, name_canonicalizer, canon)
+    gold = gold if isinstance(gold, GoldCall) else GoldCall.from_call(gold)
+    return judge_pair(pred, gold, toolset.lookup(pred.name), toolset.spec_for_weights(pred.name), canon_fn,
+                      fill_defaults)
+
+
+def public_settings(
+    who: str, tools: Any, weights: Any, canonicalizer: Any, name_canonicalizer: Any, canon: Any,
+) -> tuple[ToolSet, Canonicalizer]:
+    """The settings :func:`compare_call` and :func:`~toolcall_f1.matching.match_calls` take,
+    compiled as :class:`ToolCallMetric` compiles them: ``(tool set, canonicalizer)``. ``canon=``,
+    the old name of ``canonicalizer=``, still works, with a DeprecationWarning naming ``who``."""
     if canon is not None:
-        warnings.warn("compare_call(canon=...) is now canonicalizer=", DeprecationWarning, stacklevel=2)
+        warnings.warn(f"{who}(canon=...) is now canonicalizer=", DeprecationWarning, stacklevel=3)
         canonicalizer = canon if canonicalizer is None else canonicalizer
     toolset = compile_tools(merge_tools(tools), validate_weights(weights), resolve_name_canonicalizer(name_canonicalizer))
-    gold = gold if isinstance(gold, GoldCall) else GoldCall.from_call(gold)
-    return judge_pair(pred, gold, toolset.lookup(pred.name), toolset.spec_for_weights(pred.name),
-                      resolve_canonicalizer(canonicalizer), fill_defaults)
+    return toolset, resolve_canonicalizer(canonicalizer)
 
 
 def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec | None, canon: Canonicalizer,

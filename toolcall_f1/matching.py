@@ -16,7 +16,6 @@ without an assignment solver (:func:`_forced_exact`).
 from __future__ import annotations
 
 import collections
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -28,9 +27,9 @@ import numpy as np
 from .calls import Call, GoldCall, coerce_structured
 from .counting import VERDICT_COUNTS
 from .memo import content_key
-from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair
-from .schema import ToolSet, ToolSpec, compile_tools, merge_tools, validate_weights
-from .values import Canonicalizer, NameCanonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
+from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair, public_settings
+from .schema import ToolSet, ToolSpec
+from .values import Canonicalizer, NameCanonicalizer
 
 __all__ = [
     "ArgVerdict",  # judged pairs, re-exported: toolcall_f1.matching.compare_call keeps working
@@ -606,12 +605,7 @@ def match_calls(
     """
     check_choice(matching, MATCHINGS, "matching")
     check_choice(level, LEVELS, "level")
-    if canon is not None:
-        warnings.warn("match_calls(canon=...) is now canonicalizer=", DeprecationWarning, stacklevel=2)
-        canonicalizer = canon if canonicalizer is None else canonicalizer
-    canon_fn = resolve_canonicalizer(canonicalizer)
-    name_fn = resolve_name_canonicalizer(name_canonicalizer)
-    toolset = compile_tools(merge_tools(tools), validate_weights(weights), name_fn)
+    toolset, canon_fn = public_settings("match_calls", tools, weights, canonicalizer, name_canonicalizer, canon)
     pcalls = coerce_structured(pred)
     gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold, gold=True)]
     pairs_idx, up, ug = match_indices(

@@ -17,6 +17,7 @@ import pytest
 
 from toolcall_f1 import Call, ToolCallMetric, match_calls
 from toolcall_f1 import matching
+from toolcall_f1.schema import compile_tools
 
 scipy_optimize = pytest.importorskip("scipy.optimize")
 np = pytest.importorskip("numpy")
@@ -222,7 +223,7 @@ def _cost(rng: random.Random, n: int, m: int, level: str) -> Any:
                            counts())
     preds = [Call("f", {"a": 1, "b": 2}) for _ in range(n)]
     golds = [matching.GoldCall.from_call(Call("f", {"a": 1, "b": 2})) for _ in range(m)]
-    spec = matching.compile_tools([], {"f": {"weight": 1 / 3, "arguments": {"a": 1 / 3, "b": 0.1}}}).spec_for_weights("f")
+    spec = compile_tools([], {"f": {"weight": 1 / 3, "arguments": {"a": 1 / 3, "b": 0.1}}}).spec_for_weights("f")
     return matching._optimal(numbers, preds, golds, spec, matching._group_units(preds, golds, spec), level)
 
 
@@ -256,7 +257,7 @@ def test_a_near_tie_floats_get_wrong_is_repaired() -> None:
     numbers.tp[0, 3], numbers.tp[3, 0] = one, 0
     preds = [Call("f", {}) for _ in range(4)]
     golds = [matching.GoldCall.from_call(Call("f", {})) for _ in range(4)]
-    spec = matching.compile_tools([], {"f": {"weight": 1 / 3}}).spec_for_weights("f")
+    spec = compile_tools([], {"f": {"weight": 1 / 3}}).spec_for_weights("f")
     cost = matching._optimal(numbers, preds, golds, spec, matching._group_units(preds, golds, spec), "arg")
     exact = cost.exact()
     best = sum(exact[i, j] for i, j in _hungarian(exact.tolist()))
