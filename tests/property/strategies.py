@@ -109,3 +109,11 @@ RENDERERS = {
     "fenced_json": (render_fenced_json, ("auto",)),
     "fenced_python": (render_fenced_python, ("auto",)),
 }
+
+
+def deep_any_of(levels: int) -> dict[str, Any]:
+    """A parameter schema of ``levels`` nested unions (``anyOf``) around an integer."""
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(levels):
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    return schema

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall_f1.schema import TYPE_ALIASES, type_check, type_ok
+from .strategies import deep_any_of
 
 _PYTHON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": (int, float), "boolean": bool,
                                  "null": type(None), "array": (list, tuple), "object": Mapping}
@@ -88,17 +89,10 @@ def test_the_compiled_rule_is_the_rule(schema: Any, value: Any) -> None:
     assert pickle.loads(pickle.dumps(check))(value) == expected  # and after
 
 
-def _deep_any_of(levels: int) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "integer"}
-    for _ in range(levels):
-        schema = {"anyOf": [schema, {"type": "null"}]}
-    return schema
-
-
 def test_unions_deeper_than_64_levels_raise_when_a_value_reaches_them() -> None:
-    assert type_ok(1, _deep_any_of(64)) and not type_ok("x", _deep_any_of(64))
+    assert type_ok(1, deep_any_of(64)) and not type_ok("x", deep_any_of(64))
     with pytest.raises(ValueError, match="unions \\(anyOf/oneOf\\) nested deeper than 64 levels"):
-        type_ok(1, _deep_any_of(65))
+        type_ok(1, deep_any_of(65))
     union_loop: dict[str, Any] = {"anyOf": []}
     union_loop["anyOf"].append(union_loop)
     with pytest.raises(ValueError, match="nested deeper than 64 levels"):

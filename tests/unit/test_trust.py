@@ -29,6 +29,7 @@ from toolcall_f1 import (
     match_calls,
     summarize,
 )
+from ..property.strategies import deep_any_of
 
 np = pytest.importorskip("numpy")
 
@@ -224,15 +225,8 @@ def test_a_metric_that_has_scored_pickles_and_scores_the_same() -> None:
 # --------------------------------------------------------------------------- schemas
 
 
-def _deep_any_of(levels: int) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "integer"}
-    for _ in range(levels):
-        schema = {"anyOf": [schema, {"type": "null"}]}
-    return schema
-
-
 def test_schema_errors_name_the_field() -> None:
-    deep = [{"name": "f", "parameters": {"properties": {"x": _deep_any_of(500)}}}]
+    deep = [{"name": "f", "parameters": {"properties": {"x": deep_any_of(500)}}}]
     with pytest.raises(ValueError, match=r"tool 'f' parameter 'x': unions .* deeper than 64"):
         ToolCallMetric(tools=deep)
     with pytest.raises(ValueError, match=r"references\[0\]: tool 'f' parameter 'x'"):
@@ -254,7 +248,7 @@ def test_schema_errors_name_the_field() -> None:
     with pytest.raises(ValueError, match="'required' must be a list of parameter names"):
         ToolCallMetric(tools=[{"name": "f", "parameters": {"properties": {"a": {}}, "required": [["a"]]}}])
     # 64 nested unions are fine, and so are thousands of nested properties
-    ok = [{"name": "f", "parameters": {"properties": {"x": _deep_any_of(60)}}}]
+    ok = [{"name": "f", "parameters": {"properties": {"x": deep_any_of(60)}}}]
     assert ToolCallMetric(tools=ok)("[f(x=1)]", "[f(x=1)]").exact
     # a subschema shared by both members of 19 nested unions is 2**20 paths: checking a value
     # walked them all (seconds, exponentially more with each level); it is refused up front
