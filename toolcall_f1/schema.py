@@ -325,7 +325,7 @@ def compile_tools(
     if cache is None:
         return ToolSet(tools, weights, name_canon)
     key = (content_key(tools), content_key(weights) if weights else b"", id(name_canon))
-    if key[0] is None or key[1] is None:  # not plain data: not remembered
+    if key[0] is None or key[1] is None:  # no content key (see content_key): not remembered
         return ToolSet(tools, weights, name_canon)
     compiled = cache.get(key)
     if compiled is None or compiled.name_canon is not name_canon:  # a later function may reuse an id
