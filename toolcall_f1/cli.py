@@ -32,6 +32,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,8 +48,10 @@ __all__ = [
     "EXIT_FAIL",
     "EXIT_OK",
     "EXIT_USAGE",
+    "DuplicateKeyError",
     "InputError",
     "build_parser",
+    "loads_strict",
     "main",
     "render_table",
     "run_score",
@@ -68,34 +71,43 @@ class InputError(Exception):
 # --------------------------------------------------------------------------- JSON, strictly
 
 
-class _DuplicateKey(ValueError):
-    """A JSON object that names a key twice: ``json.loads`` would keep its last value, silently."""
-
-    def __init__(self, key: str, pos: int | None = None) -> None:
-        super().__init__(key, pos)
-        self.key = key
-        self.pos = pos  # where in the text the key comes again, when found
-
-    def located(self, text: str) -> tuple[int, str]:
-        """(1-based line, ``" (column N)"`` or ``""``) of the second occurrence in ``text``."""
-        if self.pos is None:
-            return 1, ""
-        line_start = text.rfind("\n", 0, self.pos) + 1
-        return text.count("\n", 0, self.pos) + 1, f" (column {self.pos - line_start + 1})"
-
-
 #: Why a duplicate key is an input error rather than a value.
 _DUPLICATE_WHY = "a JSON object names it twice, and only one of its values would be read"
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object that names a key twice, which ``json.loads`` would silently read as its
+    last value. ``key`` is the key; ``line`` and ``column`` (1-based) say where it comes again,
+    when that could be found (else None).
+
+    Examples
+    --------
+    >>> err = DuplicateKeyError("city", line=2, column=9)
+    >>> str(err)
+    "duplicate key 'city' (column 9): a JSON object names it twice, and only one of its values would be read"
+    >>> err.describe("tools")
+    "duplicate key 'city' in tools (column 9): a JSON object names it twice, and only one of its values would be read"
+    """
+
+    def __init__(self, key: str, line: int | None = None, column: int | None = None) -> None:
+        self.key, self.line, self.column = key, line, column
+        super().__init__(self.describe())
+
+    def describe(self, what: str = "") -> str:
+        """The message, naming what the JSON is (``"tools"``) when given."""
+        in_what = f" in {what}" if what else ""
+        at = "" if self.column is None else f" (column {self.column})"
+        return f"duplicate key {self.key!r}{in_what}{at}: {_DUPLICATE_WHY}"
+
+
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook``: the object, or :class:`_DuplicateKey` naming the first repeat."""
+    """``object_pairs_hook``: the object, or :class:`DuplicateKeyError` naming the first repeat."""
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _DuplicateKey(key)
+                raise DuplicateKeyError(key)
             seen.add(key)
     return obj
 
@@ -103,14 +115,47 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _STRICT_JSON = json.JSONDecoder(object_pairs_hook=_unique_keys)
 
 
-def _loads(text: str) -> Any:
-    """``json.loads(text)``, except that an object naming a key twice raises
-    :class:`_DuplicateKey` (the first repeat in the text, and where) instead of keeping one value."""
+def loads_strict(text: str) -> Any:
+    r"""``json.loads(text)``, except that an object naming a key twice is an error.
+
+    The CLI reads every JSONL line and JSON file with it, and the demo (``app.py``) its JSON
+    boxes, so that ``{"city": "Paris", "city": "Rome"}`` is never read as ``Rome`` unseen.
+
+    Parameters
+    ----------
+    text
+        JSON text.
+
+    Returns
+    -------
+    Any
+        The JSON value, as ``json.loads`` gives it.
+
+    Raises
+    ------
+    DuplicateKeyError
+        For the first key (in the text) that its object names again, with its line and column.
+    json.JSONDecodeError
+        For text that is not JSON (and ``ValueError``, ``RecursionError`` as ``json.loads``).
+
+    Examples
+    --------
+    >>> loads_strict('{"city": "Paris", "n": [1, 2]}')
+    {'city': 'Paris', 'n': [1, 2]}
+    >>> loads_strict('[{"a": 1},\n {"a": 1, "b": 2, "a": 3}]')
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.cli.DuplicateKeyError: duplicate key 'a' (column 19): a JSON object names it twice, and only one of its values would be read
+    """
     try:
         return _STRICT_JSON.decode(text)
-    except _DuplicateKey as err:
+    except DuplicateKeyError as err:
         located = _first_repeat(text)
         raise (err if located is None else located) from None
+
+
+#: The CLI's reader of JSON text (``benchmarks/bench_cli_input.py`` swaps it for ``json.loads``).
+_loads = loads_strict
 
 
 # Locating a repeated key: run only once one was found, so it may be slow (but stays linear).
@@ -124,12 +169,12 @@ def _ws(s: str, pos: int) -> int:
     return m.end() if m else pos
 
 
-def _first_repeat(text: str) -> _DuplicateKey | None:
-    """The first key in ``text`` that its object names again, with its position; None when the
-    walk fails (the text has other errors too)."""
+def _first_repeat(text: str) -> DuplicateKeyError | None:
+    """The first key in ``text`` that its object names again, with its line and column; None
+    when the walk fails (the text has other errors too)."""
     try:
         _skip_value(text, _ws(text, 0))
-    except _DuplicateKey as found:
+    except DuplicateKeyError as found:
         return found
     except (ValueError, IndexError, RecursionError):
         pass
@@ -137,8 +182,8 @@ def _first_repeat(text: str) -> _DuplicateKey | None:
 
 
 def _skip_value(s: str, pos: int) -> int:
-    """Walk the JSON value at ``pos`` and return where it ends; raises :class:`_DuplicateKey`
-    at the first key an object names twice."""
+    """Walk the JSON value at ``pos`` and return where it ends; raises
+    :class:`DuplicateKeyError` (with its line and column) at the first key an object names twice."""
     opener = s[pos]
     if opener not in "{[":
         return _RAW.raw_decode(s, pos)[1]
@@ -151,7 +196,8 @@ def _skip_value(s: str, pos: int) -> int:
                 raise ValueError("expected a key")
             key, end = _RAW.raw_decode(s, pos)
             if key in seen:
-                raise _DuplicateKey(key, pos)
+                line_start = s.rfind("\n", 0, pos) + 1
+                raise DuplicateKeyError(key, s.count("\n", 0, pos) + 1, pos - line_start + 1)
             seen.add(key)
             pos = _ws(s, _ws(s, end) + 1)  # past the ':'
         pos = _ws(s, _skip_value(s, pos))
@@ -208,8 +254,8 @@ def _parse_line(raw: bytes) -> tuple[Any, str | None]:
     text = text.rstrip("\r\n")
     try:
         return _loads(text), None
-    except _DuplicateKey as err:
-        return None, f"duplicate key {err.key!r}{err.located(text)[1]}: {_DUPLICATE_WHY}"
+    except DuplicateKeyError as err:
+        return None, str(err)
     except json.JSONDecodeError as err:
         return None, f"invalid JSON: {err.msg} (column {err.colno})"
     except RecursionError:
@@ -359,9 +405,8 @@ def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
         value = _loads(text)
-    except _DuplicateKey as err:
-        line, column = err.located(text)
-        raise InputError(f"{path}:{line}: duplicate key {err.key!r} in {what}{column}: {_DUPLICATE_WHY}") from None
+    except DuplicateKeyError as err:
+        raise InputError(f"{path}:{err.line or 1}: {err.describe(what)}") from None
     except OSError as err:
         raise InputError(f"{path}: cannot open {what}: {err.strerror or err}") from None
     except UnicodeDecodeError as err:
@@ -463,6 +508,35 @@ def _per_tool_lines(table: Mapping[str, Mapping[str, float]], digits: int) -> li
 
 # --------------------------------------------------------------------------- command line
 
+SCORE_DESCRIPTION = """\
+Score predictions against references read from JSONL, streaming (memory stays bounded).
+Each line's value is the prediction/reference as JSON: a string is raw model text, a list
+holds calls, an object is a message or a call. Blank lines are skipped.
+Exit status: 0 ok, 1 F1 below --fail-under, 2 usage or input error."""
+
+#: ``score --help``'s epilog: what each printed number means (the footer under the table points
+#: here, as the help is there wherever the package is installed), then example commands.
+SCORE_EPILOG = """\
+what the numbers mean:
+  f1, precision, recall  micro-averaged: weighted counts summed over all examples, then
+                         divided (1.0 when nothing was expected and nothing predicted)
+  exact_match            share of the examples whose prediction could be read, whose gold
+                         calls are all matched exactly, with no extra call (BFCL's accuracy;
+                         weights do not enter it)
+  tp, fp, fn             weighted counts: a call counts its tool's weight (1 unless --tools
+                         or --weights set one); with --level arg, each argument too
+  num_examples           examples scored
+  num_parse_errors       predictions that could not be read (scored as no calls)
+  hallucinated_tools     predicted calls to tools that the schemas do not declare
+  hallucinated_args      predicted arguments that the schemas do not declare
+  signature              every setting that produced the numbers: quote it with the score
+
+examples:
+  toolcall-f1 score --input run.jsonl --tools tools.json --per-tool
+  toolcall-f1 score -p preds.jsonl -r refs.jsonl -o json --fail-under 0.8
+  toolcall-f1 score --input run.jsonl -o json --details - > scored.jsonl   # summary: last line"""
+
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``toolcall-f1`` argument parser (subcommand ``score``).
@@ -488,15 +562,9 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser(
         "score",
         help="score JSONL predictions against references",
-        description=(
-            "Score predictions against references read from JSONL, streaming (memory stays "
-            "bounded). Each line's value is the prediction/reference as JSON: a string is raw "
-            "model text, a list holds calls, an object is a message or a call. Blank lines are "
-            "skipped. Exit status: 0 ok, 1 F1 below --fail-under, 2 usage or input error."
-        ),
-        epilog=(
-            "example: %(prog)s --input examples/agent_traces.jsonl --tools examples/tools.json --per-tool"
-        ),
+        description=SCORE_DESCRIPTION,
+        epilog=SCORE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_input_options(score.add_argument_group("input (either --input, or --predictions with --references)"))
     _add_scoring_options(score.add_argument_group("scoring settings (all appear in the signature)"))
@@ -613,8 +681,8 @@ def _add_output_options(out: argparse._ArgumentGroup) -> None:
         "-o",
         choices=("table", "json"),
         default=None,
-        help="table (default) or json; with --details -, the details come first, one JSON line "
-        "per example, and the summary is the last line",
+        help="table (default), or json: the summary as one JSON object on one line (with "
+        "--details -, the details come first, one JSON line per example; the summary is the last line)",
     )
     out.add_argument(  # deprecated spelling of --output-format: elsewhere 'format' names how input is read
         "--format", "-f", dest="legacy_format", choices=("table", "json"), help=argparse.SUPPRESS
@@ -624,7 +692,8 @@ def _add_output_options(out: argparse._ArgumentGroup) -> None:
         "--details",
         metavar="FILE",
         help="write per-example verdicts as JSONL (line number + Score.to_dict(), the parse "
-        "error as file:line: format: reason); '-' writes them to stdout before the summary",
+        "error as file:line: format: reason); '-' writes them to stdout before the summary. "
+        "Written once the run has scores: after exit 2, stdout is empty and FILE too",
     )
     out.add_argument(
         "--max-errors",
@@ -782,19 +851,41 @@ def _open_sources(args: argparse.Namespace, stack: contextlib.ExitStack) -> list
     return sources
 
 
-def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout: TextIO) -> TextIO | None:
+class _Details:
+    """``--details``: one JSON line per example, held in a temporary file (on disk past 1 MB,
+    so memory stays bounded) and written to ``--details FILE`` or stdout only once the run has
+    scores. A run that stops on unusable input (exit 2) prints nothing on stdout, with or
+    without ``--details``, and leaves FILE empty: no half output to be taken for a result."""
+
+    def __init__(self, dest: TextIO, stack: contextlib.ExitStack) -> None:
+        self.dest = dest
+        self.rows: TextIO = stack.enter_context(
+            tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8", errors="backslashreplace")
+        )
+
+    def publish(self) -> None:
+        """Copy the rows to their destination."""
+        self.rows.seek(0)
+        while chunk := self.rows.read(1 << 16):
+            _write(self.dest, chunk)
+        self.dest.flush()
+
+
+def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout: TextIO) -> _Details | None:
+    """Where ``--details`` go, checked and opened (a FILE is emptied) before any example is read."""
     if args.details is None:
         return None
     if args.details == "-":
-        return stdout
+        return _Details(stdout, stack)
     for given in (args.input, args.predictions, args.references, args.tools, args.weights):
         if given and given != "-" and os.path.exists(args.details) and os.path.exists(given) \
                 and os.path.samefile(given, args.details):
             raise InputError(f"{args.details}: --details would overwrite an input file; write the details elsewhere")
     try:
-        return stack.enter_context(open(args.details, "w", encoding="utf-8", errors="backslashreplace"))
+        dest = stack.enter_context(open(args.details, "w", encoding="utf-8", errors="backslashreplace"))
     except OSError as err:
         raise InputError(f"{args.details}: cannot write details: {err.strerror or err}") from None
+    return _Details(dest, stack)
 
 
 def _progress_bar(args: argparse.Namespace, stack: contextlib.ExitStack, size: int | None) -> Any:
@@ -819,13 +910,13 @@ def _detail_row(ex: _Example, score: Score, two_files: bool, parse_error: str | 
     return json.dumps(row, ensure_ascii=False, default=repr) + "\n"
 
 
-def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: Tally, run: _Run, stdout: TextIO) -> None:
+def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: Tally, run: _Run, details: _Details | None,
+            ) -> None:
     """Read, score and fold in every example; unusable lines are reported and skipped."""
     problems = _Problems(args.max_errors)
     with contextlib.ExitStack() as stack:
         sources = _open_sources(args, stack)
         pred_src, ref_src = sources[0], (sources[1] if len(sources) == 2 else None)
-        details = _open_details(args, stack, stdout)
         bar = _progress_bar(args, stack, pred_src.size)
         for ex in _examples(args, pred_src, ref_src, problems):
             try:
@@ -842,7 +933,7 @@ def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: Tally, run:
                 if len(run.parse_errors) < SHOWN_PARSE_ERRORS:
                     run.parse_errors.append(parse_error)
             if details is not None:
-                _write(details, _detail_row(ex, score, ref_src is not None, parse_error))
+                details.rows.write(_detail_row(ex, score, ref_src is not None, parse_error))
             if bar is not None:
                 bar.update(ex.nbytes)
     if problems.count:
@@ -875,7 +966,7 @@ def _notes(result: Mapping[str, Any], args: argparse.Namespace) -> str:
     if n_err:
         notes.append(f"{n_err} prediction(s) could not be read: scored as no calls (where and why: on stderr, below).")
     more = "--details FILE ('-' for stdout)" if args.details is None else f"--details ({args.details})"
-    notes.append(f"Per-example verdicts: {more}. What each number means: examples/README.md.")
+    notes.append(f"Per-example verdicts: {more}. What each number means: {PROG} score --help.")
     return "\n".join(notes)
 
 
@@ -906,24 +997,27 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
     """The ``score`` subcommand: stream, score, report. Raises :class:`InputError`."""
     run = _Run([], {})
     stats = Tally()
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", UserWarning)  # the scorer's ToolCallWarning: every one, counted
-        warnings.showwarning = _collect_warnings(run)
-        metric = _metric(args)
-        _stream(args, metric, stats, run, stdout)
-    result = stats.result(metric.signature(example_tools_digests=stats.digests), per_tool=args.per_tool)
-    if args.output_format == "json":
-        # with --details -, the details came first (one JSON line each): the summary is the last line
-        text = json.dumps(result, ensure_ascii=False, indent=None if args.details == "-" else 2)
-    else:
-        source = args.input if args.input is not None else f"{args.predictions} vs {args.references}"
-        text = render_table(result, digits=args.digits, source=source) + "\n" + _notes(result, args)
-    try:
-        _write(stdout, text + "\n")
-        stdout.flush()
-    except BrokenPipeError:  # `toolcall-f1 score ... | head`: silence the exit-time flush
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stdout.fileno())
+    with contextlib.ExitStack() as stack:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", UserWarning)  # the scorer's ToolCallWarning: every one, counted
+            warnings.showwarning = _collect_warnings(run)
+            metric = _metric(args)
+            details = _open_details(args, stack, stdout)
+            _stream(args, metric, stats, run, details)
+        result = stats.result(metric.signature(example_tools_digests=stats.digests), per_tool=args.per_tool)
+        if args.output_format == "json":  # one line: the last line of stdout, after any --details -
+            text = json.dumps(result, ensure_ascii=False)
+        else:
+            source = args.input if args.input is not None else f"{args.predictions} vs {args.references}"
+            text = render_table(result, digits=args.digits, source=source) + "\n" + _notes(result, args)
+        try:
+            if details is not None:
+                details.publish()
+            _write(stdout, text + "\n")
+            stdout.flush()
+        except BrokenPipeError:  # `toolcall-f1 score ... | head`: silence the exit-time flush
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stdout.fileno())
     _report(run, result, args)
     if args.fail_under is not None and result["f1"] < args.fail_under:
         _print_err(f"{PROG}: FAIL: f1 {result['f1']:.{args.digits}f} is below --fail-under {args.fail_under}")

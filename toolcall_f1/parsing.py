@@ -1304,12 +1304,38 @@ def parse_text(text: str, fmt: Any, ctx: Context) -> list[Call]:
 def read_any(output: Any, fmt: Any, ctx: Context, *, gold: bool = False) -> list[Call]:
     """Text through the ``fmt`` reader; structured input the same way in every mode.
 
-    ``gold=True`` (references) allows :class:`~toolcall_f1.calls.AnyOf` argument values.
+    ``gold=True`` (references) allows :class:`~toolcall_f1.calls.AnyOf` argument values, and
+    makes a reference text with no call in it an error (:func:`_no_call_reference`).
     """
     reader = reader_for(fmt)
     if isinstance(output, str):
-        return reader(output, ctx)
+        calls = reader(output, ctx)
+        if gold and not calls:
+            _no_call_reference(output, fmt)
+        return calls
     return coerce_structured(output, parse_text=lambda t: reader(t, ctx), gold=gold)
+
+
+def _no_call_reference(text: str, fmt: Any) -> None:
+    """Raise for a reference text that is neither blank nor JSON and holds no call.
+
+    For a prediction, prose is the model choosing not to call (SPEC §2). A reference is data
+    and must be readable (SPEC §2, "a reference that cannot be read always raises"): prose
+    there is most likely a call format the reader does not know, and zero expected calls
+    would be a silently wrong score. Blank text and JSON text (``[]``, ``null``, a message
+    without tool calls) say "no call" on purpose.
+    """
+    if not text.strip():
+        return
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        raise ToolCallParseError(
+            "no call can be read from this reference text (a format the reader does not know?); "
+            "write [] for an example where no call is expected",
+            format=fmt if isinstance(fmt, str) else "response_template",
+            snippet=text,
+        ) from None
 
 
 def parse_calls(

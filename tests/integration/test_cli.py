@@ -460,7 +460,7 @@ def test_python_m_scores_the_bundled_example() -> None:
         "  (every example's verdict and parse error: --details FILE)",
     ]
     for note in ["tp/fp/fn are weighted counts", "signature: every setting that produced these numbers",
-                 "1 prediction(s) could not be read", "--details FILE", "examples/README.md"]:
+                 "1 prediction(s) could not be read", "--details FILE", "toolcall-f1 score --help"]:
         assert note in proc.stdout
     readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")  # shows the notes and stderr as printed
     for line in proc.stdout.splitlines()[-5:] + proc.stderr.splitlines():
@@ -650,3 +650,37 @@ def test_cli_agrees_with_the_evaluate_module(capsys: pytest.CaptureFixture[str])
     want = toolcall_f1.load("arg").compute(predictions=preds, references=refs, tools=tools, per_tool=True)
     got = run_json(capsys, "--input", str(TRACES), "--tools", str(TOOLS), "--level", "arg", "--per-tool")
     assert got == want
+
+
+def test_output_format_json_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One JSON document on one line, with or without --details - (appendable to a JSONL log)."""
+    preds, refs, _ = load_traces()
+    rc = main(["score", "--input", str(TRACES), "--tools", str(TOOLS), "--per-tool", "-o", "json", "--no-progress"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert out.count("\n") == 1 and out.endswith("}\n")
+    want = ToolCallMetric(tools=json.loads(TOOLS.read_text())).compute(preds, refs, per_tool=True)
+    assert json.loads(out) == want
+    assert main(["score", "--help"]) == 0
+    help_text, _ = capsys.readouterr()
+    assert "json: the summary as one JSON object on one line" in " ".join(help_text.split())
+
+
+def test_every_pointer_the_cli_prints_exists_for_an_installed_user(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The footer sends the reader to `toolcall-f1 score --help`, which explains every number of
+    the table; nothing printed names a repository file (examples/...) a pip user does not have."""
+    inp = write_jsonl(tmp_path / "in.jsonl", [{"prediction": [c("f", x=1)], "reference": [c("f", x=1)]}])
+    assert main(["score", "--input", str(inp), "--no-progress"]) == 0
+    table, _ = capsys.readouterr()
+    assert table.splitlines()[-1].endswith("What each number means: toolcall-f1 score --help.")
+    assert main(["score", "--help"]) == 0
+    help_text, _ = capsys.readouterr()
+    glossary = help_text.split("what the numbers mean:")[1].split("examples:")[0]
+    for key in ["f1", "precision", "recall", "exact_match", "tp", "fp", "fn", "num_examples", "num_parse_errors",
+                "hallucinated_tools", "hallucinated_args", "signature"]:
+        assert key in glossary.replace(",", " ").split(), key
+    assert main(["--help"]) == 0
+    for printed in (table, help_text, capsys.readouterr()[0]):
+        assert "examples/" not in printed and ".md" not in printed

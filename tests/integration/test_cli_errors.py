@@ -192,6 +192,36 @@ def test_bad_lines_in_two_files_name_their_file(tmp_path: Path, capsys: pytest.C
     assert f"{p}:2: invalid JSON" in err and f"{r}:3: invalid JSON" in err
 
 
+@pytest.mark.parametrize("fmt", ["table", "json"])
+@pytest.mark.parametrize("stop", [[], ["--max-errors", "2"], ["--on-parse-error", "raise"]],
+                         ids=["all-lines", "max-errors", "raise"])
+def test_details_after_bad_input_are_not_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str, stop: list[str]
+) -> None:
+    """Exit 2 means no result: with --details - (or FILE), stdout stays empty, as without
+    --details, and stderr is the same — no detail rows that a pipeline could take for scores."""
+    path = _mixed(tmp_path)
+    plain = score(capsys, "--input", str(path), "-o", fmt, *stop)
+    assert plain[:2] == (2, "")
+    assert score(capsys, "--input", str(path), "-o", fmt, "--details", "-", *stop) == plain
+    details = tmp_path / "d.jsonl"
+    details.write_text("an older run's details\n", encoding="utf-8")
+    assert score(capsys, "--input", str(path), "-o", fmt, "--details", str(details), *stop) == plain
+    assert details.read_text(encoding="utf-8") == ""
+
+
+def test_details_of_a_run_with_scores_are_all_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [GOOD, {"prediction": "[f(x=", "reference": [c("f", x=1)]}] * 3_000  # past the 1 MB held in memory
+    inp = write_jsonl(tmp_path / "in.jsonl", rows)
+    details = tmp_path / "d.jsonl"
+    rc, out, _ = score(capsys, "--input", str(inp), "-o", "json", "--details", "-")
+    assert rc == 0 and len(out) > 1 << 20
+    *written, summary = [json.loads(line) for line in out.splitlines()]
+    assert [d["index"] for d in written] == list(range(6_000)) and summary["num_examples"] == 6_000
+    assert score(capsys, "--input", str(inp), "-o", "json", "--details", str(details))[:2] == (0, json.dumps(summary) + "\n")
+    assert details.read_text(encoding="utf-8").splitlines() == out.splitlines()[:-1]
+
+
 # --------------------------------------------------------------------------- unreadable predictions
 
 

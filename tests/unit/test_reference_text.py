@@ -1,0 +1,59 @@
+"""A reference is data (SPEC §2): text in which no call can be read is an error naming the
+reference, never zero expected calls; blank text, ``[]`` and other JSON saying "no call" stay
+zero calls. For a prediction, prose is the model choosing not to call: zero calls, no error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolcall_f1 import ToolCallMetric, ToolCallParseError
+from toolcall_f1.cli import main
+
+PROSE = [
+    "The weather in Paris is sunny.",
+    "get_weather city=Paris",  # a format no reader knows
+    "<think>the user wants the weather</think>",  # reasoning only
+]
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_a_reference_text_without_a_call_is_an_error(text: str) -> None:
+    metric = ToolCallMetric()
+    with pytest.raises(ToolCallParseError) as err:
+        metric.compute(["[]", "[]"], ["[]", text])
+    message = str(err.value)
+    assert message.startswith("references[1]: auto: no call can be read from this reference text")
+    assert "write [] for an example where no call is expected" in message
+    assert isinstance(err.value, ValueError) and err.value.index == 1
+    with pytest.raises(ToolCallParseError, match=r"^references\[4\]: "):
+        metric(["[]"], text, index=4)
+    with pytest.raises(ToolCallParseError, match=r"^references\[0\]: "):  # with the example's own tools
+        metric.compute(["[]"], [{"calls": text, "tools": [{"name": "f", "parameters": {}}]}])
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_the_same_text_as_a_prediction_is_zero_calls(text: str) -> None:
+    result = ToolCallMetric().compute([text], ["[f(x=1)]"])
+    assert (result["tp"], result["fp"], result["fn"], result["num_parse_errors"]) == (0.0, 0.0, 1.0, 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "  \n", "[]", "null", '{"role": "assistant", "content": "It is sunny.", "tool_calls": []}'],
+    ids=["empty", "blank", "empty-list", "null", "message-without-calls"],
+)
+def test_a_reference_that_says_no_call_is_zero_calls(text: str) -> None:
+    result = ToolCallMetric().compute(["[]", "[f()]"], [text, text])
+    assert (result["tp"], result["fp"], result["fn"], result["exact_match"]) == (0.0, 1.0, 0.0, 0.5)
+
+
+def test_the_cli_names_the_reference_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"prediction": "[]", "reference": "[]"}\n{"prediction": "[]", "reference": "No call."}\n',
+                    encoding="utf-8")
+    assert main(["score", "--input", str(path), "--no-progress"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"{path}:2: reference: auto: no call can be read from this reference text" in err
