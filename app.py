@@ -36,6 +36,7 @@ from typing import Any
 import gradio as gr
 
 import toolcall_f1
+from toolcall_f1.cli import DuplicateKeyError, loads_strict
 from toolcall_f1.matching import LEVELS, MATCHINGS
 from toolcall_f1.schema import ToolSet, compile_tools
 from toolcall_f1.metric import REFERENCE_FORMATS
@@ -394,7 +395,7 @@ def _is_wrapper(value: Any) -> bool:
     return isinstance(value, Mapping) and isinstance(value.get("calls"), (list, str))
 
 
-def read_examples(text: str | None) -> list[Any]:
+def read_examples(text: str | None, box: str = "Input") -> list[Any]:
     """Split an input box into examples, following the page's convention.
 
     A JSON list whose every entry is a list, a string, or a ``{"calls": ...}`` object is a list
@@ -406,11 +407,19 @@ def read_examples(text: str | None) -> list[Any]:
     ----------
     text
         The content of the predictions or the references box (``None`` reads as empty).
+    box
+        The box's name, for errors (``"Predictions"``, ``"References"``).
 
     Returns
     -------
     list
         One entry per example; empty text is one example with no calls.
+
+    Raises
+    ------
+    InputError
+        For JSON in which an object names a key twice (as the command line, which would
+        otherwise read one of the two values unseen).
 
     Examples
     --------
@@ -422,13 +431,17 @@ def read_examples(text: str | None) -> list[Any]:
     [[{'name': 'f', 'arguments': {}}], 'g()']
     >>> read_examples(None)
     ['']
+    >>> read_examples('[[{"name": "f", "arguments": {"x": 1, "x": 2}}]]', "References")
+    Traceback (most recent call last):
+    ...
+    app.InputError: References, line 1: duplicate key 'x' (column 39): a JSON object names it twice, and only one of its values would be read
     """
     text = text or ""
     stripped = text.strip()
     if not stripped:
         return [""]
     try:
-        data = json.loads(stripped)
+        data = _loads(text, box)
     except (json.JSONDecodeError, RecursionError):  # not JSON (or absurdly deep): model text
         return [text]
     if isinstance(data, list) and data and all(isinstance(x, (list, str)) or _is_wrapper(x) for x in data):
@@ -438,13 +451,23 @@ def read_examples(text: str | None) -> list[Any]:
     return [text]
 
 
+def _loads(text: str, box: str) -> Any:
+    """The JSON in a box, read as the command line reads its input: a key named twice in an
+    object is an :class:`InputError` naming the box, the line and the column."""
+    try:
+        return loads_strict(text)
+    except DuplicateKeyError as err:
+        raise InputError(f"{box}, line {err.line or 1}: {err}") from None
+
+
 def read_tools(text: str | None) -> list[dict[str, Any]] | None:
-    """The tool-schemas box: empty for none, else a JSON list of function schemas (or one).
+    r"""The tool-schemas box: empty for none, else a JSON list of function schemas (or one).
 
     Raises
     ------
     InputError
-        For invalid JSON or JSON that is not a schema object or a list of them.
+        For invalid JSON (or an object naming a key twice), or JSON that is not a schema
+        object or a list of them.
 
     Examples
     --------
@@ -456,11 +479,15 @@ def read_tools(text: str | None) -> list[dict[str, Any]] | None:
     Traceback (most recent call last):
     ...
     app.InputError: Tool schemas: invalid JSON (Expecting value at line 1, column 2)
+    >>> read_tools('{"name": "f",\n "name": "g"}')
+    Traceback (most recent call last):
+    ...
+    app.InputError: Tool schemas, line 2: duplicate key 'name' (column 2): a JSON object names it twice, and only one of its values would be read
     """
     if not text or not text.strip():
         return None
     try:
-        data = json.loads(text)
+        data = _loads(text, "Tool schemas")
     except json.JSONDecodeError as err:
         raise InputError(
             f"Tool schemas: invalid JSON ({err.msg} at line {err.lineno}, column {err.colno})"
@@ -487,8 +514,8 @@ def _metric(inputs: Inputs) -> toolcall_f1.ToolCallMetric:
 
 
 def _examples(inputs: Inputs) -> tuple[list[Any], list[Any]]:
-    predictions = read_examples(inputs.predictions)
-    references = read_examples(inputs.references)
+    predictions = read_examples(inputs.predictions, "Predictions")
+    references = read_examples(inputs.references, "References")
     if len(predictions) != len(references):
         raise InputError(
             f"predictions hold {len(predictions)} example(s) but references hold {len(references)}: "

@@ -439,9 +439,18 @@ def test_api_panel_shows_one_endpoint_without_doctest_markup() -> None:
         ('[search(q="cats")]', "[" * 100_000, "", {}, "references[0]"),
         ('[search(q="cats")]', '[search(q="cats")]', "[" * 100_000, {}, "Tool schemas: JSON nested too deeply"),
         ("[f()]", "[f()]", "", {"matching": "best"}, "matching"),
+        # a key named twice: rejected as the command line rejects it (json.loads keeps the last value)
+        ("[f()]", "[f()]", '[{"name": "f", "importance": 1,\n  "importance": 5}]', {},
+         "Tool schemas, line 2: duplicate key 'importance' (column 3): a JSON object names it twice, "
+         "and only one of its values would be read"),
+        ("[f()]", '[{"calls": [{"name": "f", "arguments": {"x": 1, "x": 2}}], "tools": []}]', "", {},
+         "References, line 1: duplicate key 'x' (column 49)"),
+        ('[[{"name": "f", "arguments": {"x": 1, "x": 2}}]]', "[f(x=1)]", "", {},
+         "Predictions, line 1: duplicate key 'x' (column 39)"),
     ],
     ids=["ref-bad-json", "ref-bad-python", "ref-not-bfcl", "tools-bad-json", "negative-weight", "lengths",
-         "ref-too-deep", "tools-too-deep", "unknown-setting"],
+         "ref-too-deep", "tools-too-deep", "unknown-setting", "tools-duplicate-key", "ref-duplicate-key",
+         "pred-duplicate-key"],
 )
 def test_bad_input_is_a_readable_error(pred: str, ref: str, tools: str, settings: dict, needle: str) -> None:
     view = run(pred, ref, tools, **settings)
