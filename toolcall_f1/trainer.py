@@ -146,6 +146,8 @@ class ToolCallComputeMetrics:
         ):
             self._pred_decode_kwargs = {**self.decode_kwargs, "skip_special_tokens": False}
         self.metric, self._core = _resolve_metric(metric, self.compute_kwargs)
+        reference_format = self.compute_kwargs.get("reference_format") or getattr(self.metric, "reference_format", None)
+        self._labels_are_replies = reference_format != "bfcl"
         self.last_result: dict[str, Any] | None = None
         self.signature: str | None = None
         self._offset = 0
@@ -312,6 +314,11 @@ class ToolCallComputeMetrics:
 
     def _add(self, predictions: list[str], references: list[Any]) -> None:
         self._preds.extend(predictions)
+        if self.references is None and self._labels_are_replies:
+            # A decoded label is the assistant's reply: given as that message, its text is read
+            # as a prediction's is, so a label without a call (a text answer) expects no call,
+            # whereas a bare reference text must hold one (SPEC §2). BFCL answers stay text.
+            references = [{"role": "assistant", "content": text} for text in references]
         self._refs.extend(references)
 
     def _compute(self) -> dict[str, Any]:
@@ -344,7 +351,8 @@ def make_compute_metrics(
     (``eval_do_concat_batches=False``) are accepted; logits (3-D) become their argmax; the
     ignore index ``-100`` is removed (the same text as replacing it by the pad id and skipping
     special tokens); the prompt is removed as ``strip_prompt`` says — then decodes the
-    references the same way from ``label_ids`` (unless ``references`` is given) and scores
+    references the same way from ``label_ids`` (unless ``references`` is given; a label is the
+    target reply, so one without a call in it, a text answer, expects no call) and scores
     the corpus with the metric. Trainer logs the result with an ``eval_`` prefix.
 
     Parameters

@@ -215,6 +215,20 @@ def test_batches_from_labels(tok: Any, metric_module: Any) -> None:
     assert compute_metrics.last_result["per_tool"] == want["per_tool"]
 
 
+@pytest.mark.parametrize("core", [True, False], ids=["core", "evaluate"])
+def test_a_label_without_a_call_expects_no_call(tok: Any, metric_module: Any, core: bool) -> None:
+    """A decoded label is the model's target reply: a text answer there is an example where no
+    call is expected (as prose in a prediction), not the error a bare reference text gives."""
+    preds, golds = [PREDS[0], "noise ###", PREDS[0]], [GOLDS[0], "noise ###", "noise"]
+    compute_metrics = make_compute_metrics(tok, metric=ToolCallMetric() if core else metric_module)
+    scores = compute_metrics(EvalPrediction(predictions=batch([ids(tok, p) for p in preds]),
+                                            label_ids=batch([ids(tok, g) for g in golds])))
+    assert_same_numbers(scores, expected(preds, [GOLDS[0], [], []]))
+    assert scores["fp"] == 1.0 and scores["exact_match"] == 2 / 3
+    with pytest.raises(ValueError, match=r"references\[1\]: auto: no call can be read from this reference text"):
+        ToolCallMetric().compute(preds, golds)  # the same texts given as references
+
+
 def test_wrong_number_of_references_raises_and_resets(tok: Any) -> None:
     rows = [ids(tok, p) for p in PREDS]
     compute_metrics = make_compute_metrics(tok, references=GOLDS[:3], metric=ToolCallMetric())
