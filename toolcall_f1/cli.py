@@ -859,7 +859,7 @@ class _Details:
 
     def __init__(self, dest: TextIO, stack: contextlib.ExitStack) -> None:
         self.dest = dest
-        self.rows: TextIO = stack.enter_context(
+        self.rows: tempfile.SpooledTemporaryFile[str] = stack.enter_context(
             tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8", errors="backslashreplace")
         )
 
