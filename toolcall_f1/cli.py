@@ -910,8 +910,9 @@ def _detail_row(ex: _Example, score: Score, two_files: bool, parse_error: str | 
     return json.dumps(row, ensure_ascii=False, default=repr) + "\n"
 
 
-def _stream(args: argparse.Namespace, metric: ToolCallMetric, stats: Tally, run: _Run, details: _Details | None,
-            ) -> None:
+def _stream(
+    args: argparse.Namespace, metric: ToolCallMetric, stats: Tally, run: _Run, details: _Details | None
+) -> None:
     """Read, score and fold in every example; unusable lines are reported and skipped."""
     problems = _Problems(args.max_errors)
     with contextlib.ExitStack() as stack:
