@@ -236,21 +236,27 @@ class Tally:
     (0.6667, 0.5, 2)
     """
 
-    __slots__ = ("counts", "digests", "hallucinated_args", "hallucinated_tools",
+    __slots__ = ("_fn", "_fp", "_tp", "digests", "hallucinated_args", "hallucinated_tools",
                  "num_exact", "num_examples", "num_parse_errors", "per_tool")
 
     def __init__(self) -> None:
-        #: The corpus's summed TP/FP/FN.
-        self.counts = Counts()
+        self._tp = self._fp = self._fn = 0  # exact sums, in units (as Counts holds them)
         self.num_examples = self.num_exact = self.num_parse_errors = 0
         self.hallucinated_tools = self.hallucinated_args = 0
         self.per_tool: dict[str, Counts] = {}
         #: Distinct per-example tools digests (they enter the signature).
         self.digests: set[str] = set()
 
+    @property
+    def counts(self) -> Counts:
+        """The corpus's summed TP/FP/FN."""
+        return Counts._of_units(self._tp, self._fp, self._fn)
+
     def add(self, score: Any) -> None:
         """Fold one example's :class:`~toolcall_f1.scoring.Score` in."""
-        self.counts += score.counts
+        self._tp += _units("tp", score.tp)
+        self._fp += _units("fp", score.fp)
+        self._fn += _units("fn", score.fn)
         self.num_examples += 1
         self.num_exact += bool(score.exact)
         self.num_parse_errors += score.parse_error is not None
@@ -270,7 +276,9 @@ class Tally:
             return NotImplemented
         out = Tally()
         for part in (self, other):  # exactly as if each part's examples had been added to out
-            out.counts += part.counts
+            out._tp += part._tp
+            out._fp += part._fp
+            out._fn += part._fn
             out.num_examples += part.num_examples
             out.num_exact += part.num_exact
             out.num_parse_errors += part.num_parse_errors

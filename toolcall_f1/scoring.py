@@ -189,10 +189,10 @@ def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dic
     """The fields' counts by tool, one row per tool however it was spelled: the schema's name,
     else the canonical one."""
     rows: dict[str, list[tuple[str, float, str]]] = {}
-    for field in fields:
-        key = toolset.name_canon(field[2])
+    for verdict, weight, name in fields:
+        key = toolset.name_canon(name)
         declared = toolset.by_key.get(key)
-        rows.setdefault(key if declared is None else declared.name, []).append(field)
+        rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight, name))
     return {name: Counts(*example_sums(row)) for name, row in rows.items()}
 
 
