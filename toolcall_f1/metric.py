@@ -52,8 +52,7 @@ def mostly_unreadable(num_parse_errors: int, num_examples: int) -> bool:
 
 class _Run(NamedTuple):
     """One call's settings, checked once: every example of the call is scored with them (a
-    named tuple: made for every single ``metric(pred, ref)``, it is built in a third of the
-    time a frozen dataclass takes)."""
+    named tuple, cheap to build: one is made for every ``metric(pred, ref)``)."""
 
     tools: list[Mapping[str, Any]]  # the constructor's schemas, the call's laid over them by name
     weights: dict[str, Any]  # likewise
