@@ -55,13 +55,12 @@ class Timing:
 
 
 def cold_caches() -> None:
-    """Empty the memo caches that outlive a metric (canonical strings, weight fractions), so
-    that a timed run never profits from the run before it. Compiled tool sets and references
-    read are cached per metric (``toolcall_f1.memo.Memo``): a new metric starts cold."""
-    from toolcall_f1 import matching, values
+    """Empty the memo caches that outlive a metric (weight fractions), so that a timed run never
+    profits from the run before it. Compiled tool sets and references read are cached per
+    metric (``toolcall_f1.memo.Memo``): a new metric starts cold."""
+    from toolcall_f1 import matching
 
-    for memo in (values._default_memo, values._bfcl_memo, matching._fraction):
-        memo.cache_clear()
+    matching._fraction.cache_clear()
 
 
 def best_of(fn: Callable[[], Any], repeat: int, setup: Callable[[], None] | None = None) -> tuple[Timing, Any]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-__all__ = ["Counts", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "example_counts", "prf"]
+__all__ = ["Counts", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "example_sums", "prf"]
 
 
 class EmptyCorpusError(ValueError):
@@ -68,25 +68,20 @@ _EXPONENT = 1074
 _UNIT = 1 << _EXPONENT
 
 
-def _units(x: float) -> int:
-    """A finite count ``x`` >= 0 (checked by the caller) as an exact whole number of units."""
-    num, den = (x if type(x) is float else float(x)).as_integer_ratio()
-    return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
-
-
-def _checked_units(field: str, x: Any) -> int:
-    """:func:`_units` of a count given to the public constructor: a finite number >= 0 (a
-    bool is not a count)."""
-    t = type(x)
-    if t is not float and t is not int and (isinstance(x, bool) or not isinstance(x, Real)):
-        raise TypeError(f"Counts: {field}={x!r}: expected a finite number >= 0, got {t.__name__}")
-    try:
-        value = float(x)
-    except OverflowError:
-        value = math.inf
+def _units(field: str, x: Any) -> int:
+    """A count, a finite number >= 0 (a bool is not a count), as an exact whole number of units."""
+    value = x
+    if type(x) is not float:
+        if isinstance(x, bool) or not isinstance(x, Real):
+            raise TypeError(f"Counts: {field}={x!r}: expected a finite number >= 0, got {type(x).__name__}")
+        try:
+            value = float(x)
+        except OverflowError:
+            value = math.inf
     if not 0 <= value < math.inf:  # False for NaN too
         raise ValueError(f"Counts: {field}={x!r}: expected a finite number >= 0")
-    return _units(value)
+    num, den = value.as_integer_ratio()
+    return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
 
 
 class Counts:
@@ -123,9 +118,9 @@ class Counts:
     __slots__ = ("_fn", "_fp", "_tp")
 
     def __init__(self, tp: float = 0.0, fp: float = 0.0, fn: float = 0.0) -> None:
-        self._tp = _checked_units("tp", tp)
-        self._fp = _checked_units("fp", fp)
-        self._fn = _checked_units("fn", fn)
+        self._tp = _units("tp", tp)
+        self._fp = _units("fp", fp)
+        self._fn = _units("fn", fn)
 
     @classmethod
     def _of_units(cls, tp: int, fp: int, fn: int) -> Counts:
@@ -161,21 +156,17 @@ class Counts:
     def __repr__(self) -> str:
         return f"Counts(tp={self.tp!r}, fp={self.fp!r}, fn={self.fn!r})"
 
-    def scores(self) -> tuple[float, float, float]:
-        """``(precision, recall, f1)`` of the rounded counts (:func:`prf`)."""
-        return prf(self.tp, self.fp, self.fn)
-
     @property
     def precision(self) -> float:
-        return self.scores()[0]
+        return prf(self.tp, self.fp, self.fn)[0]
 
     @property
     def recall(self) -> float:
-        return self.scores()[1]
+        return prf(self.tp, self.fp, self.fn)[1]
 
     @property
     def f1(self) -> float:
-        return self.scores()[2]
+        return prf(self.tp, self.fp, self.fn)[2]
 
     def as_dict(self) -> dict[str, float]:
         """``{"tp", "fp", "fn", "precision", "recall", "f1"}`` (a per-tool row of ``compute``)."""
@@ -200,22 +191,28 @@ class Counts:
         return Counts._of_units(tp, fp, fn)
 
 
-def example_counts(fields: Iterable[tuple[str, float]]) -> Counts:
-    """One example's counts from its fields ``(verdict, weight)`` (SPEC §7): each of TP, FP and
-    FN is the :func:`math.fsum` of the weights whose verdict adds to it (:data:`VERDICT_COUNTS`),
+def example_sums(fields: Iterable[tuple[str, float, Any]]) -> tuple[float, float, float]:
+    """One example's weighted TP, FP and FN from its fields ``(verdict, weight, _)`` (SPEC §7):
+    each is the :func:`math.fsum` of the weights whose verdict adds to it (:data:`VERDICT_COUNTS`),
     so neither call order nor argument order can change a digit.
 
     Examples
     --------
-    >>> example_counts([("agree", 1.0), ("disagree", 0.5), ("missing", 0.25)])
-    Counts(tp=1.0, fp=0.5, fn=0.75)
+    >>> example_sums([("agree", 1.0, "f"), ("disagree", 0.5, "f"), ("missing", 0.25, "g")])
+    (1.0, 0.5, 0.75)
     """
-    terms: tuple[list[float], list[float], list[float]] = ([], [], [])
-    for verdict, weight in fields:
-        for k, adds in enumerate(VERDICT_COUNTS[verdict]):
-            if adds:
-                terms[k].append(weight)
-    return Counts(*(math.fsum(t) for t in terms))
+    tp: list[float] = []
+    fp: list[float] = []
+    fn: list[float] = []
+    for verdict, weight, _ in fields:
+        adds_tp, adds_fp, adds_fn = VERDICT_COUNTS[verdict]
+        if adds_tp:
+            tp.append(weight)
+        if adds_fp:
+            fp.append(weight)
+        if adds_fn:
+            fn.append(weight)
+    return math.fsum(tp), math.fsum(fp), math.fsum(fn)
 
 
 class Tally:
@@ -239,21 +236,27 @@ class Tally:
     (0.6667, 0.5, 2)
     """
 
-    __slots__ = ("counts", "digests", "hallucinated_args", "hallucinated_tools",
+    __slots__ = ("_fn", "_fp", "_tp", "digests", "hallucinated_args", "hallucinated_tools",
                  "num_exact", "num_examples", "num_parse_errors", "per_tool")
 
     def __init__(self) -> None:
-        #: The corpus's summed TP/FP/FN.
-        self.counts = Counts()
+        self._tp = self._fp = self._fn = 0  # exact sums, in units (as Counts holds them)
         self.num_examples = self.num_exact = self.num_parse_errors = 0
         self.hallucinated_tools = self.hallucinated_args = 0
         self.per_tool: dict[str, Counts] = {}
         #: Distinct per-example tools digests (they enter the signature).
         self.digests: set[str] = set()
 
+    @property
+    def counts(self) -> Counts:
+        """The corpus's summed TP/FP/FN."""
+        return Counts._of_units(self._tp, self._fp, self._fn)
+
     def add(self, score: Any) -> None:
         """Fold one example's :class:`~toolcall_f1.scoring.Score` in."""
-        self.counts += score.counts
+        self._tp += _units("tp", score.tp)
+        self._fp += _units("fp", score.fp)
+        self._fn += _units("fn", score.fn)
         self.num_examples += 1
         self.num_exact += bool(score.exact)
         self.num_parse_errors += score.parse_error is not None
@@ -268,23 +271,21 @@ class Tally:
             known = self.per_tool.get(name)
             self.per_tool[name] = counts if known is None else known + counts
 
-    def merge(self, other: Tally) -> None:
-        """Fold another tally in, exactly (as if its examples had been added here)."""
-        self.counts += other.counts
-        self.num_examples += other.num_examples
-        self.num_exact += other.num_exact
-        self.num_parse_errors += other.num_parse_errors
-        self.hallucinated_tools += other.hallucinated_tools
-        self.hallucinated_args += other.hallucinated_args
-        self._add_per_tool(other.per_tool)
-        self.digests |= other.digests
-
     def __add__(self, other: Tally) -> Tally:
         if not isinstance(other, Tally):
             return NotImplemented
         out = Tally()
-        out.merge(self)
-        out.merge(other)
+        for part in (self, other):  # exactly as if each part's examples had been added to out
+            out._tp += part._tp
+            out._fp += part._fp
+            out._fn += part._fn
+            out.num_examples += part.num_examples
+            out.num_exact += part.num_exact
+            out.num_parse_errors += part.num_parse_errors
+            out.hallucinated_tools += part.hallucinated_tools
+            out.hallucinated_args += part.hallucinated_args
+            out._add_per_tool(part.per_tool)
+            out.digests |= part.digests
         return out
 
     def result(self, signature: str, per_tool: bool = False) -> dict[str, Any]:

@@ -13,8 +13,7 @@ import hashlib
 import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
@@ -51,9 +50,9 @@ def mostly_unreadable(num_parse_errors: int, num_examples: int) -> bool:
     return num_examples >= PARSE_ERROR_WARNING_MIN and num_parse_errors * 2 > num_examples
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """One call's settings, checked once: every example of the call is scored with them."""
+class _Run(NamedTuple):
+    """One call's settings, checked once: every example of the call is scored with them (a
+    named tuple, cheap to build: one is made for every ``metric(pred, ref)``)."""
 
     tools: list[Mapping[str, Any]]  # the constructor's schemas, the call's laid over them by name
     weights: dict[str, Any]  # likewise

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import Call, GoldCall
-from .counting import Counts, Tally, example_counts, prf
+from .counting import Counts, Tally, example_sums, prf
 from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
 from .matching import match_indices
 from .schema import ToolSet
@@ -133,22 +133,16 @@ def count_example(
         details=details,
     )
     fields = list(_fields(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level))
-    rows: dict[str, list[tuple[str, float]]] = {}
-    if per_tool_counts:
-        for verdict, weight, name in fields:  # one row per tool however it was spelled: the schema's name, else the canonical one
-            key = toolset.name_canon(name)
-            declared = toolset.by_key.get(key)
-            rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight))
+    tp, fp, fn = example_sums(fields)
     hallucinated_tools, hallucinated_args = _hallucinations(preds, toolset)
-    counts = example_counts((verdict, weight) for verdict, weight, _ in fields)
     return Score(
-        counts.tp, counts.fp, counts.fn,
+        tp, fp, fn,
         exact=parse_error is None and not unmatched_pred and not unmatched_gold and all(r.exact for _, _, r in pairs),
         parse_error=parse_error,
         preds=tuple(preds), golds=tuple(golds), pairs=tuple(pairs),
         unmatched_pred=tuple(unmatched_pred), unmatched_gold=tuple(unmatched_gold),
         hallucinated_tools=hallucinated_tools, hallucinated_args=hallucinated_args,
-        per_tool={name: example_counts(row) for name, row in rows.items()},
+        per_tool=_per_tool(fields, toolset) if per_tool_counts else {},
         tools_digest=tools_digest,
     )
 
@@ -189,6 +183,17 @@ def _fields(
             for k, accepted in gold.arguments.items():
                 if not accepted.optional:
                     yield MISSING, spec.weight * spec.arg_weight(k), gold.name
+
+
+def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dict[str, Counts]:
+    """The fields' counts by tool, one row per tool however it was spelled: the schema's name,
+    else the canonical one."""
+    rows: dict[str, list[tuple[str, float, str]]] = {}
+    for verdict, weight, name in fields:
+        key = toolset.name_canon(name)
+        declared = toolset.by_key.get(key)
+        rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight, name))
+    return {name: Counts(*example_sums(row)) for name, row in rows.items()}
 
 
 def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[int, int]:

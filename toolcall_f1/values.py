@@ -13,7 +13,6 @@ import marshal
 import math
 import re
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -29,23 +28,6 @@ _WHITESPACE = re.compile(r"\s+")
 _BFCL_DROP = str.maketrans("", "", " ,./-_*^")
 
 
-#: Canonical forms are memoised only for strings up to this length, so the memo stays small
-#: (at most 65,536 entries of at most this size) however long a corpus or its strings are.
-MEMO_MAX_LEN = 256
-
-
-def _default_form(text: str) -> str:
-    return _WHITESPACE.sub(" ", text.casefold()).strip()
-
-
-def _bfcl_form(text: str) -> str:
-    return text.translate(_BFCL_DROP).lower().replace("'", '"')
-
-
-_default_memo = lru_cache(maxsize=65536)(_default_form)
-_bfcl_memo = lru_cache(maxsize=65536)(_bfcl_form)
-
-
 def canon_default(text: str) -> str:
     """Casefold, fold runs of whitespace to one space, strip the ends.
 
@@ -56,7 +38,7 @@ def canon_default(text: str) -> str:
     >>> canon_default("Straße")
     'strasse'
     """
-    return _default_memo(text) if len(text) <= MEMO_MAX_LEN else _default_form(text)
+    return _WHITESPACE.sub(" ", text.casefold()).strip()
 
 
 def canon_bfcl(text: str) -> str:
@@ -71,7 +53,7 @@ def canon_bfcl(text: str) -> str:
     >>> canon_bfcl("a\\tb")  # tabs are kept, as in BFCL
     'a\\tb'
     """
-    return _bfcl_memo(text) if len(text) <= MEMO_MAX_LEN else _bfcl_form(text)
+    return text.translate(_BFCL_DROP).lower().replace("'", '"')
 
 
 def canon_exact(text: str) -> str:
