@@ -29,7 +29,7 @@ from .counting import VERDICT_COUNTS
 from .memo import content_key
 from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
-from .values import Canonicalizer, NameCanonicalizer
+from .values import Canonicalizer
 
 __all__ = [
     "ArgVerdict",  # judged pairs, re-exported: toolcall_f1.matching.compare_call keeps working
@@ -103,7 +103,7 @@ def _int_array(values: list[int]) -> Any:
 
 def _most(a: Any) -> int:
     """The largest magnitude in an array (0 when empty), as a Python int."""
-    return max(abs(int(a.max())), abs(int(a.min()))) if a.size else 0
+    return int(np.abs(a).max()) if a.size else 0
 
 
 # --------------------------------------------------------------------------- greedy
@@ -211,7 +211,8 @@ def _solve(cost: Cost) -> list[tuple[int, int]]:
 
     if cost.bound < 2**62:
         full = cost.exact(np.int64)
-        if _most(full) * 2 * (min(cost.shape) + 1) < 2**53:
+        span = 2 * (min(cost.shape) + 1)
+        if cost.bound * span < 2**53 or _most(full) * span < 2**53:  # (no entry exceeds the bound)
             rows, cols = linear_sum_assignment(full.astype(np.float64))
             return sorted(zip(rows.tolist(), cols.tolist()))
     return _repaired(cost)
@@ -321,30 +322,33 @@ def _match_group(
     """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``:
     every pair judged for its numbers, assigned, and the chosen pairs judged in full."""
     exact_only = not details and level == "call"  # nothing but exactness is counted
-
-    def judge(a: int, b: int, ranked: bool = False) -> PairResult:
-        """The pair judged in full, or for exactness alone where nothing else is read
-        (``ranked``: greedy ranks the candidate pairs by their agreeing weight)."""
-        if exact_only and not (ranked and matching == "greedy"):
-            return EXACT_ONLY if is_exact(gp[a], gg[b], tool, canon, fill_defaults) else INEXACT_ONLY
-        return judge_pair(gp[a], gg[b], tool, wspec, canon, fill_defaults)
-
     if len(gp) == len(gg) == 1:  # one pair: the only choice
-        return [(0, 0, judge(0, 0))]
-    units = _group_units(gp, gg, wspec)
+        return [(0, 0, _judge(gp[0], gg[0], tool, wspec, canon, fill_defaults, exact_only))]
     if SHORTCUTS and len(gp) * len(gg) >= _SHORTCUT_FROM:
+        units = _group_units(gp, gg, wspec)
         classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, units)
         if classed is not None:
             return classed
         numbers = judge_group(gp, gg, tool, wspec, canon, fill_defaults, units)
-        return [(a, b, judge(a, b)) for a, b in _assign(numbers, gp, gg, wspec, units, matching, level)]
-    results = [[judge(a, b, ranked=True) for b in range(len(gg))] for a in range(len(gp))]
+        return [(a, b, _judge(gp[a], gg[b], tool, wspec, canon, fill_defaults, exact_only))
+                for a, b in _assign(numbers, gp, gg, wspec, units, matching, level)]
+    ranked = exact_only and matching == "optimal"  # greedy ranks the pairs by their agreeing weight
+    results = [[_judge(p, g, tool, wspec, canon, fill_defaults, ranked) for g in gg] for p in gp]
     chosen: list[tuple[int, int]] | None = None
     if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
         chosen = _forced_exact([[r.exact for r in row] for row in results])
     if chosen is None:
+        units = _group_units(gp, gg, wspec)
         chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
     return [(a, b, results[a][b]) for a, b in chosen]
+
+
+def _judge(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
+           fill_defaults: bool, exact_only: bool) -> PairResult:
+    """The pair judged in full, or for its exactness alone where nothing else is read."""
+    if exact_only:
+        return EXACT_ONLY if is_exact(pred, gold, tool, canon, fill_defaults) else INEXACT_ONLY
+    return judge_pair(pred, gold, tool, wspec, canon, fill_defaults)
 
 
 def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
@@ -536,15 +540,6 @@ def check_choice(value: str, choices: Sequence[str], what: str) -> str:
     return value
 
 
-def group_by_name(
-    names: Sequence[str], name_canon: NameCanonicalizer
-) -> dict[str, list[int]]:
-    """Indices grouped by canonical name, in first-seen order."""
-    groups: dict[str, list[int]] = {}
-    for i, name in enumerate(names):
-        groups.setdefault(name_canon(name), []).append(i)
-    return groups
-
 def match_calls(
     pred: Any,
     gold: Any,
@@ -637,22 +632,25 @@ def match_indices(
     alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts); the pairs
     are the same.
     """
-    if len(preds) == len(golds) == 1:  # the commonest example: one call on each side
+    if SHORTCUTS and len(preds) == len(golds) == 1:  # the commonest example: one call on each side
         key = toolset.name_canon(preds[0].name)
         if key != toolset.name_canon(golds[0].name):
             return [], [0], [0]
         return _match_group(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
                             fill_defaults, matching, level, details), [], []
-    pgroups = group_by_name([c.name for c in preds], toolset.name_canon)
-    ggroups = group_by_name([c.name for c in golds], toolset.name_canon)
+    groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
+    for i, call in enumerate(preds):
+        groups.setdefault(toolset.name_canon(call.name), ([], []))[0].append(i)
+    for j, call in enumerate(golds):
+        if (group := groups.get(toolset.name_canon(call.name))) is not None:
+            group[1].append(j)
     pairs: list[tuple[int, int, PairResult]] = []
-    for key, pidx in pgroups.items():
-        gidx = ggroups.get(key)
+    for key, (pidx, gidx) in groups.items():
         if gidx:
-            group = _match_group([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
-                                 toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, matching,
-                                 level, details)
-            pairs.extend((pidx[a], gidx[b], result) for a, b, result in group)
+            matched = _match_group([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
+                                   toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, matching,
+                                   level, details)
+            pairs.extend((pidx[a], gidx[b], result) for a, b, result in matched)
     pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
     matched_p = {i for i, _, _ in pairs}
     matched_g = {j for _, j, _ in pairs}
