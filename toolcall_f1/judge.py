@@ -101,8 +101,9 @@ class PairResult:
     verdicts: tuple[ArgVerdict, ...]
 
 
-_NO_PARAMS: Mapping[str, Any] = MappingProxyType({})
-_NO_REQUIRED: frozenset[str] = frozenset()
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
+#: The schema of an undeclared tool: no parameters, none required.
+_NO_TOOL = ToolSpec("", 1.0, _NO_ARGS, frozenset(), _NO_ARGS)
 
 
 def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicalizer) -> bool:
@@ -187,8 +188,8 @@ def _judged(
 ) -> Iterator[tuple[str, str, Any, Any, str | None]]:
     """Every argument's ``(key, verdict, pred value, gold value, reason)``: the gold call's
     arguments in order, then those only the prediction has."""
-    params = tool.params if tool is not None else _NO_PARAMS
-    required = tool.required if tool is not None else _NO_REQUIRED
+    tool = tool or _NO_TOOL
+    params, required = tool.params, tool.required
     pargs, gargs = pred.arguments, gold.arguments
     for key, accepted in gargs.items():
         yield key, *_verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)
@@ -200,8 +201,8 @@ def _judged(
 def is_exact(pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool) -> bool:
     """``compare_call(...).exact``, read cheaply: every argument's :func:`_verdict` is fine
     (agree or omitted), and the first that is not ends it."""
-    params = tool.params if tool is not None else _NO_PARAMS
-    required = tool.required if tool is not None else _NO_REQUIRED
+    tool = tool or _NO_TOOL
+    params, required = tool.params, tool.required
     pargs, gargs = pred.arguments, gold.arguments
     for key, accepted in gargs.items():
         if _verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)[0] not in _FINE:
@@ -281,14 +282,14 @@ def public_settings(
     return toolset, resolve_canonicalizer(canonicalizer)
 
 
-def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec | None, canon: Canonicalizer,
+def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
                fill_defaults: bool) -> PairResult:
     """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
-    ``wspec`` the weights (weight 1 without it)."""
+    ``wspec`` the weights."""
     verdicts = []
     exact, agree, errors = True, 0.0, 0.0
     for key, verdict, value, accepted, reason in _judged(pred, gold, tool, canon, fill_defaults):
-        w = wspec.arg_weight(key) if wspec is not None else 1.0
+        w = wspec.arg_weight(key)
         verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
         tp, fp, fn = VERDICT_COUNTS[verdict]
         agree += tp * w
@@ -318,7 +319,7 @@ class GroupNumbers:
 
 
 def judge_group(
-    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec | None,
+    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
     canon: Canonicalizer, fill_defaults: bool, units: Mapping[float, int],
 ) -> GroupNumbers:
     """Every pair ``(preds[i], golds[j])`` judged as :func:`compare_call` judges it, as numbers.
@@ -332,7 +333,7 @@ def judge_group(
     """
     n, m = len(preds), len(golds)
     keys = list(dict.fromkeys([k for c in golds for k in c.arguments] + [k for c in preds for k in c.arguments]))
-    weight = {k: units[wspec.arg_weight(k) if wspec is not None else 1.0] for k in keys}
+    weight = {k: units[wspec.arg_weight(k)] for k in keys}
     dtype = object if 3 * sum(weight.values()) >= 2**62 else np.int64
     exact = np.ones((n, m), dtype=bool)
     counts = [np.zeros((n, m), dtype=dtype) for _ in range(3)]
@@ -351,8 +352,8 @@ def _argument_codes(
     fill_defaults: bool,
 ) -> Any:
     """The verdict code of argument ``key`` for every pair (:data:`_CODES`), an n×m array."""
-    pspec = tool.params.get(key) if tool is not None else None
-    required = tool.required if tool is not None else _NO_REQUIRED
+    tool = tool or _NO_TOOL
+    pspec, required = tool.params.get(key), tool.required
     n, m = len(preds), len(golds)
     accepted = [g.arguments.get(key) for g in golds]
     given = np.array([key in p.arguments for p in preds], dtype=bool)
@@ -361,7 +362,7 @@ def _argument_codes(
     def code(pargs: Mapping[str, Any], acc: AnyOf | None) -> int:
         return _CODE[_verdict(key, pargs, acc, pspec, required, canon, fill_defaults)[0]]
 
-    only_gold = np.array([code(_NO_PARAMS, a) if a is not None else _NONE for a in accepted])
+    only_gold = np.array([code(_NO_ARGS, a) if a is not None else _NONE for a in accepted])
     only_pred = np.array([code(p.arguments, None) if key in p.arguments else _NONE for p in preds])
     both = np.full((n, m), _NONE, dtype=np.int64)
     rows, cols = np.flatnonzero(given), np.flatnonzero(has_gold)

@@ -5,10 +5,11 @@ One route for a name group (:func:`_match_group`): judge every pair for its numb
 one exact integer cost — and judge the chosen pairs in full for their verdicts.
 :func:`match_calls` is the public entry point.
 
-Three shortcuts give the same results faster, all switched off by one flag,
-:data:`SHORTCUTS`: a large group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`)
-instead of pair by pair; a group of many repeated calls is matched over classes of identical
-calls (:func:`_match_classes`: the same pairs for greedy, an assignment of the same cost for
+Four shortcuts give the same results faster, all switched off by one flag,
+:data:`SHORTCUTS`: an example of one call on each side is matched without grouping; a large
+group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead of pair by
+pair; a group of many repeated calls is matched over classes of identical calls
+(:func:`_match_classes`: the same pairs for greedy, an assignment of the same cost for
 optimal); and a small group where each call has its own exact partner takes those pairs
 without an assignment solver (:func:`_forced_exact`).
 """
@@ -639,10 +640,10 @@ def match_indices(
         return _match_group(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
                             fill_defaults, matching, level, details), [], []
     groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
-    for i, call in enumerate(preds):
-        groups.setdefault(toolset.name_canon(call.name), ([], []))[0].append(i)
-    for j, call in enumerate(golds):
-        if (group := groups.get(toolset.name_canon(call.name))) is not None:
+    for i, pcall in enumerate(preds):
+        groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
+    for j, gcall in enumerate(golds):
+        if (group := groups.get(toolset.name_canon(gcall.name))) is not None:
             group[1].append(j)
     pairs: list[tuple[int, int, PairResult]] = []
     for key, (pidx, gidx) in groups.items():
