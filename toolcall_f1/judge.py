@@ -10,7 +10,7 @@ equality by comparing integer ids of its :func:`~toolcall_f1.values.value_key` w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -183,21 +183,6 @@ def _verdict(
 _FINE = frozenset({AGREE, OMITTED})
 
 
-def _judged(
-    pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool
-) -> Iterator[tuple[str, str, Any, Any, str | None]]:
-    """Every argument's ``(key, verdict, pred value, gold value, reason)``: the gold call's
-    arguments in order, then those only the prediction has."""
-    tool = tool or _NO_TOOL
-    params, required = tool.params, tool.required
-    pargs, gargs = pred.arguments, gold.arguments
-    for key, accepted in gargs.items():
-        yield key, *_verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)
-    for key in pargs:
-        if key not in gargs:
-            yield key, *_verdict(key, pargs, None, params.get(key), required, canon, fill_defaults)
-
-
 def is_exact(pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool) -> bool:
     """``compare_call(...).exact``, read cheaply: every argument's :func:`_verdict` is fine
     (agree or omitted), and the first that is not ends it."""
@@ -207,7 +192,7 @@ def is_exact(pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonical
     for key, accepted in gargs.items():
         if _verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)[0] not in _FINE:
             return False
-    for key in pargs:
+    for key in pargs:  # then those only the prediction has
         if key not in gargs and _verdict(key, pargs, None, params.get(key), required, canon, fill_defaults)[0] not in _FINE:
             return False
     return True
@@ -286,9 +271,13 @@ def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpe
                fill_defaults: bool) -> PairResult:
     """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
     ``wspec`` the weights."""
+    tool = tool or _NO_TOOL
+    pargs, gargs = pred.arguments, gold.arguments
     verdicts = []
     exact, agree, errors = True, 0.0, 0.0
-    for key, verdict, value, accepted, reason in _judged(pred, gold, tool, canon, fill_defaults):
+    for key in [*gargs, *(key for key in pargs if key not in gargs)]:  # the gold call's, then the prediction's own
+        verdict, value, accepted, reason = _verdict(key, pargs, gargs.get(key), tool.params.get(key), tool.required,
+                                                    canon, fill_defaults)
         w = wspec.arg_weight(key)
         verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
         tp, fp, fn = VERDICT_COUNTS[verdict]

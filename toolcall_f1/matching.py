@@ -614,8 +614,6 @@ def match_calls(
     )
 
 
-
-
 def match_indices(
     preds: Sequence[Call],
     golds: Sequence[GoldCall],
