@@ -208,15 +208,26 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
 def _solve(cost: Cost) -> list[tuple[int, int]]:
     """The assignment of least total cost, every call of the smaller side paired: scipy's
     solver, exact when every sum fits a float64; else its answer repaired in exact integers."""
-    from scipy.optimize import linear_sum_assignment
-
     if cost.bound < 2**62:
         full = cost.exact(np.int64)
         span = 2 * (min(cost.shape) + 1)
         if cost.bound * span < 2**53 or _most(full) * span < 2**53:  # (no entry exceeds the bound)
-            rows, cols = linear_sum_assignment(full.astype(np.float64))
-            return sorted(zip(rows.tolist(), cols.tolist()))
+            return _least(full.astype(np.float64))
     return _repaired(cost)
+
+
+def _most_exact(exact: Any) -> list[tuple[int, int]]:
+    """The optimal matcher at call level: :func:`_optimal`'s cost there, −1 per exact pair,
+    which floats hold exactly, so scipy's answer needs no exact-integer checks."""
+    return _least(np.where(exact, -1.0, 0.0))
+
+
+def _least(cost: Any) -> list[tuple[int, int]]:
+    """scipy's least-cost assignment of a float matrix, as sorted ``(row, column)`` pairs."""
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(cost)
+    return sorted(zip(rows.tolist(), cols.tolist()))
 
 
 def _repaired(cost: Cost) -> list[tuple[int, int]]:
@@ -338,6 +349,8 @@ def _match_group(
     chosen: list[tuple[int, int]] | None = None
     if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
         chosen = _forced_exact([[r.exact for r in row] for row in results])
+    if chosen is None and matching == "optimal" and level == "call":  # nothing but exactness is read
+        chosen = _most_exact([[r.exact for r in row] for row in results])
     if chosen is None:
         units = _group_units(gp, gg, wspec)
         chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
@@ -357,6 +370,8 @@ def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCa
     """The chosen pairs ``(i, j)`` of a group judged for its numbers, sorted."""
     if matching == "greedy":
         return _greedy(numbers)
+    if level == "call":
+        return _most_exact(numbers.exact)
     return _solve(_optimal(numbers, preds, golds, spec, units, level))
 
 
