@@ -17,7 +17,7 @@ without an assignment solver (:func:`_forced_exact`).
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from math import lcm
@@ -64,18 +64,14 @@ def _fraction(w: float) -> Fraction:
     return Fraction(repr(float(w)))
 
 
-def _to_int_scale(weights: Iterable[float]) -> dict[float, int]:
-    """Exact integer images of weights: ``w * D`` for the least common denominator ``D``."""
-    fracs = {w: _fraction(w) for w in set(weights)}
+def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
+    """The exact integer image, ``w * D`` for the least common denominator ``D``, of every
+    weight a group's pairs can involve: the tool weight, 1 (the name field) and the weight
+    of every argument of every call."""
+    keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
+    fracs = {w: _fraction(w) for w in {spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)}}
     denom = lcm(1, *(f.denominator for f in fracs.values()))
     return {w: f.numerator * (denom // f.denominator) for w, f in fracs.items()}
-
-
-def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
-    """The exact integer image of every weight a group's pairs can involve: the tool weight,
-    1 (the name field) and the weight of every argument of every call."""
-    keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
-    return _to_int_scale({spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)})
 
 
 def _numbers(results: list[list[PairResult]], units: Mapping[float, int]) -> GroupNumbers:
