@@ -10,7 +10,7 @@ equality by comparing integer ids of its :func:`~toolcall_f1.values.value_key` w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -101,8 +101,9 @@ class PairResult:
     verdicts: tuple[ArgVerdict, ...]
 
 
-_NO_PARAMS: Mapping[str, Any] = MappingProxyType({})
-_NO_REQUIRED: frozenset[str] = frozenset()
+_NO_ARGS: Mapping[str, Any] = MappingProxyType({})
+#: The schema of an undeclared tool: no parameters, none required.
+_NO_TOOL = ToolSpec("", 1.0, _NO_ARGS, frozenset(), _NO_ARGS)
 
 
 def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicalizer) -> bool:
@@ -125,92 +126,76 @@ def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicaliz
     return all(key in value or acc.optional for key, acc in answer.fields.items())
 
 
-def _type_fine(value: Any, pspec: ParamSpec | None) -> bool:
-    """Is the value of a type the parameter's schema allows (any type, without a schema)?"""
-    if pspec is None:
-        return True
-    return pspec.check(value)
+def _nested_agrees(value: Any, cand: NestedAnswer | NestedList, schema: Any, canon: Canonicalizer) -> bool:
+    """Does ``value`` match a nested accepted value (a dict's fields, or a list of them)?"""
+    if isinstance(cand, NestedAnswer):
+        return _nested_ok(value, cand, schema, canon)
+    items = schema.get("items") if isinstance(schema, Mapping) else None
+    return (isinstance(value, (list, tuple)) and len(value) == len(cand.items)
+            and all(_nested_ok(v, a, items, canon) for v, a in zip(value, cand.items)))
 
 
-def _agrees(value: Any, accepted: AnyOf, pspec: ParamSpec | None, canon: Canonicalizer) -> tuple[bool, str]:
-    """Does ``value`` match one of the accepted values, with a type the schema allows?
-    ``(True, "")``, else ``(False, reason)``, the reason ``"type"`` or ``"value"``."""
-    schema = pspec.schema if pspec is not None else None
+def _disagreement(value: Any, accepted: AnyOf, pspec: ParamSpec | None, canon: Canonicalizer) -> str | None:
+    """None when ``value`` matches one of the accepted values with a type the schema allows
+    (any type, without a schema); else why not: ``"type"`` or ``"value"``."""
     type_fine: bool | None = None  # checked once, at the first plain accepted value
     for cand in accepted.values:
-        if isinstance(cand, NestedAnswer):
-            if _nested_ok(value, cand, schema, canon):
-                return True, ""
-        elif isinstance(cand, NestedList):
-            items = schema.get("items") if isinstance(schema, Mapping) else None
-            if (
-                isinstance(value, (list, tuple))
-                and len(value) == len(cand.items)
-                and all(_nested_ok(v, a, items, canon) for v, a in zip(value, cand.items))
-            ):
-                return True, ""
-        else:
-            if type_fine is None:
-                type_fine = _type_fine(value, pspec)
-            if type_fine and values_equal(value, cand, canon):
-                return True, ""
-    return False, "type" if type_fine is False else "value"
+        if not accepted.plain and isinstance(cand, (NestedAnswer, NestedList)):
+            if _nested_agrees(value, cand, pspec.schema if pspec is not None else None, canon):
+                return None
+            continue
+        if type_fine is None:
+            type_fine = pspec is None or pspec.check(value)
+        if type_fine and values_equal(value, cand, canon):
+            return None
+    return "type" if type_fine is False else "value"
 
 
 def _verdict(
     key: str, pargs: Mapping[str, Any], accepted: AnyOf | None, pspec: ParamSpec | None, required: frozenset[str],
     canon: Canonicalizer, fill_defaults: bool,
 ) -> tuple[str, Any, Any, str | None]:
-    """One argument of a pair (SPEC §3, §5): ``(verdict, pred value, gold value, reason)``.
-
-    ``accepted`` is the gold call's :class:`AnyOf` for ``key`` (None when only the prediction
-    has it); ``pspec`` the schema's parameter, if declared.
-    """
-    default = pspec if fill_defaults and pspec is not None and pspec.has_default else None
+    """One argument of a pair (SPEC §3, §5), the one rule: ``(verdict, pred value, gold
+    value, reason)``. ``accepted`` is the gold call's :class:`AnyOf` for ``key`` (None when
+    only the prediction has it); ``pspec`` the schema's parameter, if declared."""
     if accepted is None:  # only the prediction has it: extra, unless a default it can match
         value = pargs[key]
-        if default is not None:
-            agrees = _agrees(value, AnyOf(default.default), pspec, canon)[0]
-            return (AGREE if agrees else DISAGREE), value, default.default, "default"
+        if fill_defaults and pspec is not None and pspec.has_default:
+            agrees = _disagreement(value, AnyOf(pspec.default), pspec, canon) is None
+            return (AGREE if agrees else DISAGREE), value, pspec.default, "default"
         return EXTRA, value, None, None
     if key in pargs:
         value = pargs[key]
         if accepted.optional and is_empty_value(value):
             return OMITTED, value, accepted, None
-        agrees, reason = _agrees(value, accepted, pspec, canon)
-        return (AGREE, value, accepted, None) if agrees else (DISAGREE, value, accepted, reason)
+        reason = _disagreement(value, accepted, pspec, canon)
+        return (AGREE, value, accepted, None) if reason is None else (DISAGREE, value, accepted, reason)
     if key in required:
         return MISSING, None, accepted, "required"
     if accepted.optional:
         return OMITTED, None, accepted, None
-    if default is not None:  # the prediction omits it: read as the schema's default
-        agrees = _agrees(default.default, accepted, pspec, canon)[0]
-        return (AGREE if agrees else DISAGREE), default.default, accepted, "default"
+    if fill_defaults and pspec is not None and pspec.has_default:  # the prediction omits it: read as the default
+        agrees = _disagreement(pspec.default, accepted, pspec, canon) is None
+        return (AGREE if agrees else DISAGREE), pspec.default, accepted, "default"
     return MISSING, None, accepted, None
-
-
-def _judged(
-    pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool
-) -> Iterator[tuple[str, str, Any, Any, str | None]]:
-    """Every argument's ``(key, verdict, pred value, gold value, reason)``: the gold call's
-    arguments in order, then those only the prediction has."""
-    params = tool.params if tool is not None else _NO_PARAMS
-    required = tool.required if tool is not None else _NO_REQUIRED
-    pargs, gargs = pred.arguments, gold.arguments
-    for key, accepted in gargs.items():
-        yield key, *_verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)
-    if not pargs.keys() <= gargs.keys():
-        for key in pargs:
-            if key not in gargs:
-                yield key, *_verdict(key, pargs, None, params.get(key), required, canon, fill_defaults)
 
 
 _FINE = frozenset({AGREE, OMITTED})
 
 
 def is_exact(pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool) -> bool:
-    """``compare_call(...).exact``, read cheaply: the first argument not fine ends it."""
-    return all(verdict in _FINE for _, verdict, *_ in _judged(pred, gold, tool, canon, fill_defaults))
+    """``compare_call(...).exact``, read cheaply: every argument's :func:`_verdict` is fine
+    (agree or omitted), and the first that is not ends it."""
+    tool = tool or _NO_TOOL
+    params, required = tool.params, tool.required
+    pargs, gargs = pred.arguments, gold.arguments
+    for key, accepted in gargs.items():
+        if _verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)[0] not in _FINE:
+            return False
+    for key in pargs:  # then those only the prediction has
+        if key not in gargs and _verdict(key, pargs, None, params.get(key), required, canon, fill_defaults)[0] not in _FINE:
+            return False
+    return True
 
 
 def compare_call(
@@ -282,14 +267,18 @@ def public_settings(
     return toolset, resolve_canonicalizer(canonicalizer)
 
 
-def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec | None, canon: Canonicalizer,
+def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
                fill_defaults: bool) -> PairResult:
     """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
-    ``wspec`` the weights (weight 1 without it)."""
+    ``wspec`` the weights."""
+    tool = tool or _NO_TOOL
+    pargs, gargs = pred.arguments, gold.arguments
     verdicts = []
     exact, agree, errors = True, 0.0, 0.0
-    for key, verdict, value, accepted, reason in _judged(pred, gold, tool, canon, fill_defaults):
-        w = wspec.arg_weight(key) if wspec is not None else 1.0
+    for key in [*gargs, *(key for key in pargs if key not in gargs)]:  # the gold call's, then the prediction's own
+        verdict, value, accepted, reason = _verdict(key, pargs, gargs.get(key), tool.params.get(key), tool.required,
+                                                    canon, fill_defaults)
+        w = wspec.arg_weight(key)
         verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
         tp, fp, fn = VERDICT_COUNTS[verdict]
         agree += tp * w
@@ -319,7 +308,7 @@ class GroupNumbers:
 
 
 def judge_group(
-    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec | None,
+    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
     canon: Canonicalizer, fill_defaults: bool, units: Mapping[float, int],
 ) -> GroupNumbers:
     """Every pair ``(preds[i], golds[j])`` judged as :func:`compare_call` judges it, as numbers.
@@ -333,7 +322,7 @@ def judge_group(
     """
     n, m = len(preds), len(golds)
     keys = list(dict.fromkeys([k for c in golds for k in c.arguments] + [k for c in preds for k in c.arguments]))
-    weight = {k: units[wspec.arg_weight(k) if wspec is not None else 1.0] for k in keys}
+    weight = {k: units[wspec.arg_weight(k)] for k in keys}
     dtype = object if 3 * sum(weight.values()) >= 2**62 else np.int64
     exact = np.ones((n, m), dtype=bool)
     counts = [np.zeros((n, m), dtype=dtype) for _ in range(3)]
@@ -352,8 +341,8 @@ def _argument_codes(
     fill_defaults: bool,
 ) -> Any:
     """The verdict code of argument ``key`` for every pair (:data:`_CODES`), an n×m array."""
-    pspec = tool.params.get(key) if tool is not None else None
-    required = tool.required if tool is not None else _NO_REQUIRED
+    tool = tool or _NO_TOOL
+    pspec, required = tool.params.get(key), tool.required
     n, m = len(preds), len(golds)
     accepted = [g.arguments.get(key) for g in golds]
     given = np.array([key in p.arguments for p in preds], dtype=bool)
@@ -362,7 +351,7 @@ def _argument_codes(
     def code(pargs: Mapping[str, Any], acc: AnyOf | None) -> int:
         return _CODE[_verdict(key, pargs, acc, pspec, required, canon, fill_defaults)[0]]
 
-    only_gold = np.array([code(_NO_PARAMS, a) if a is not None else _NONE for a in accepted])
+    only_gold = np.array([code(_NO_ARGS, a) if a is not None else _NONE for a in accepted])
     only_pred = np.array([code(p.arguments, None) if key in p.arguments else _NONE for p in preds])
     both = np.full((n, m), _NONE, dtype=np.int64)
     rows, cols = np.flatnonzero(given), np.flatnonzero(has_gold)
@@ -388,7 +377,7 @@ def _both_codes(
 
     values = [p.arguments[key] for p in preds]
     pid = np.array([value_id(v) for v in values])
-    type_fine = np.array([_type_fine(v, pspec) for v in values], dtype=bool)
+    type_fine = np.array([pspec is None or pspec.check(v) for v in values], dtype=bool)
     empty = np.array([is_empty_value(v) for v in values], dtype=bool)
     width = max(len(a.values) for a in accepted)
     gid = np.full((len(accepted), width), -2)

@@ -5,10 +5,11 @@ One route for a name group (:func:`_match_group`): judge every pair for its numb
 one exact integer cost — and judge the chosen pairs in full for their verdicts.
 :func:`match_calls` is the public entry point.
 
-Three shortcuts give the same results faster, all switched off by one flag,
-:data:`SHORTCUTS`: a large group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`)
-instead of pair by pair; a group of many repeated calls is matched over classes of identical
-calls (:func:`_match_classes`: the same pairs for greedy, an assignment of the same cost for
+Four shortcuts give the same results faster, all switched off by one flag,
+:data:`SHORTCUTS`: an example of one call on each side is matched without grouping; a large
+group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead of pair by
+pair; a group of many repeated calls is matched over classes of identical calls
+(:func:`_match_classes`: the same pairs for greedy, an assignment of the same cost for
 optimal); and a small group where each call has its own exact partner takes those pairs
 without an assignment solver (:func:`_forced_exact`).
 """
@@ -16,10 +17,10 @@ without an assignment solver (:func:`_forced_exact`).
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
-from math import lcm
+from math import isqrt, lcm
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from .counting import VERDICT_COUNTS
 from .memo import content_key
 from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
-from .values import Canonicalizer, NameCanonicalizer
+from .values import Canonicalizer
 
 __all__ = [
     "ArgVerdict",  # judged pairs, re-exported: toolcall_f1.matching.compare_call keeps working
@@ -63,18 +64,14 @@ def _fraction(w: float) -> Fraction:
     return Fraction(repr(float(w)))
 
 
-def _to_int_scale(weights: Iterable[float]) -> dict[float, int]:
-    """Exact integer images of weights: ``w * D`` for the least common denominator ``D``."""
-    fracs = {w: _fraction(w) for w in set(weights)}
+def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
+    """The exact integer image, ``w * D`` for the least common denominator ``D``, of every
+    weight a group's pairs can involve: the tool weight, 1 (the name field) and the weight
+    of every argument of every call."""
+    keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
+    fracs = {w: _fraction(w) for w in {spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)}}
     denom = lcm(1, *(f.denominator for f in fracs.values()))
     return {w: f.numerator * (denom // f.denominator) for w, f in fracs.items()}
-
-
-def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> dict[float, int]:
-    """The exact integer image of every weight a group's pairs can involve: the tool weight,
-    1 (the name field) and the weight of every argument of every call."""
-    keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
-    return _to_int_scale({spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)})
 
 
 def _numbers(results: list[list[PairResult]], units: Mapping[float, int]) -> GroupNumbers:
@@ -103,7 +100,7 @@ def _int_array(values: list[int]) -> Any:
 
 def _most(a: Any) -> int:
     """The largest magnitude in an array (0 when empty), as a Python int."""
-    return max(abs(int(a.max())), abs(int(a.min()))) if a.size else 0
+    return int(np.abs(a).max()) if a.size else 0
 
 
 # --------------------------------------------------------------------------- greedy
@@ -207,14 +204,26 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
 def _solve(cost: Cost) -> list[tuple[int, int]]:
     """The assignment of least total cost, every call of the smaller side paired: scipy's
     solver, exact when every sum fits a float64; else its answer repaired in exact integers."""
-    from scipy.optimize import linear_sum_assignment
-
     if cost.bound < 2**62:
         full = cost.exact(np.int64)
-        if _most(full) * 2 * (min(cost.shape) + 1) < 2**53:
-            rows, cols = linear_sum_assignment(full.astype(np.float64))
-            return sorted(zip(rows.tolist(), cols.tolist()))
+        span = 2 * (min(cost.shape) + 1)
+        if cost.bound * span < 2**53 or _most(full) * span < 2**53:  # (no entry exceeds the bound)
+            return _least(full.astype(np.float64))
     return _repaired(cost)
+
+
+def _most_exact(exact: Any) -> list[tuple[int, int]]:
+    """The optimal matcher at call level: :func:`_optimal`'s cost there, −1 per exact pair,
+    which floats hold exactly, so scipy's answer needs no exact-integer checks."""
+    return _least(np.where(exact, -1.0, 0.0))
+
+
+def _least(cost: Any) -> list[tuple[int, int]]:
+    """scipy's least-cost assignment of a float matrix, as sorted ``(row, column)`` pairs."""
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(cost)
+    return sorted(zip(rows.tolist(), cols.tolist()))
 
 
 def _repaired(cost: Cost) -> list[tuple[int, int]]:
@@ -321,30 +330,35 @@ def _match_group(
     """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``:
     every pair judged for its numbers, assigned, and the chosen pairs judged in full."""
     exact_only = not details and level == "call"  # nothing but exactness is counted
-
-    def judge(a: int, b: int, ranked: bool = False) -> PairResult:
-        """The pair judged in full, or for exactness alone where nothing else is read
-        (``ranked``: greedy ranks the candidate pairs by their agreeing weight)."""
-        if exact_only and not (ranked and matching == "greedy"):
-            return EXACT_ONLY if is_exact(gp[a], gg[b], tool, canon, fill_defaults) else INEXACT_ONLY
-        return judge_pair(gp[a], gg[b], tool, wspec, canon, fill_defaults)
-
     if len(gp) == len(gg) == 1:  # one pair: the only choice
-        return [(0, 0, judge(0, 0))]
-    units = _group_units(gp, gg, wspec)
+        return [(0, 0, _judge(gp[0], gg[0], tool, wspec, canon, fill_defaults, exact_only))]
     if SHORTCUTS and len(gp) * len(gg) >= _SHORTCUT_FROM:
+        units = _group_units(gp, gg, wspec)
         classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, units)
         if classed is not None:
             return classed
         numbers = judge_group(gp, gg, tool, wspec, canon, fill_defaults, units)
-        return [(a, b, judge(a, b)) for a, b in _assign(numbers, gp, gg, wspec, units, matching, level)]
-    results = [[judge(a, b, ranked=True) for b in range(len(gg))] for a in range(len(gp))]
+        return [(a, b, _judge(gp[a], gg[b], tool, wspec, canon, fill_defaults, exact_only))
+                for a, b in _assign(numbers, gp, gg, wspec, units, matching, level)]
+    ranked = exact_only and matching == "optimal"  # greedy ranks the pairs by their agreeing weight
+    results = [[_judge(p, g, tool, wspec, canon, fill_defaults, ranked) for g in gg] for p in gp]
     chosen: list[tuple[int, int]] | None = None
     if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
         chosen = _forced_exact([[r.exact for r in row] for row in results])
+    if chosen is None and matching == "optimal" and level == "call":  # nothing but exactness is read
+        chosen = _most_exact([[r.exact for r in row] for row in results])
     if chosen is None:
+        units = _group_units(gp, gg, wspec)
         chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
     return [(a, b, results[a][b]) for a, b in chosen]
+
+
+def _judge(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
+           fill_defaults: bool, exact_only: bool) -> PairResult:
+    """The pair judged in full, or for its exactness alone where nothing else is read."""
+    if exact_only:
+        return EXACT_ONLY if is_exact(pred, gold, tool, canon, fill_defaults) else INEXACT_ONLY
+    return judge_pair(pred, gold, tool, wspec, canon, fill_defaults)
 
 
 def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
@@ -352,6 +366,8 @@ def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCa
     """The chosen pairs ``(i, j)`` of a group judged for its numbers, sorted."""
     if matching == "greedy":
         return _greedy(numbers)
+    if level == "call":
+        return _most_exact(numbers.exact)
     return _solve(_optimal(numbers, preds, golds, spec, units, level))
 
 
@@ -378,8 +394,10 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
 
 # --------------------------------------------------------------------------- repeated calls
 
-#: The most distinct (prediction, gold) pairs the class route solves.
-_MAX_CLASS_PAIRS = 256
+#: The most distinct (prediction, gold) pairs the class route solves. Its work grows faster
+#: than their number ``d`` (a Bellman-Ford per augmentation), judging every pair's with
+#: ``n·m``: it is taken only where ``n·m ≥ d·max(4, √d)``.
+_MAX_CLASS_PAIRS = 4096
 
 
 def _classes(keys: Sequence[object]) -> tuple[list[int], list[int]]:
@@ -418,7 +436,7 @@ def _match_classes(
     g_class, g_reps = _classes([_strict_key(tuple((k, a.values, a.optional) for k, a in g.arguments.items()))
                                 for g in golds])
     distinct = len(p_reps) * len(g_reps)
-    if distinct > _MAX_CLASS_PAIRS or 4 * distinct > len(preds) * len(golds):
+    if distinct > _MAX_CLASS_PAIRS or distinct * max(4, isqrt(distinct)) > len(preds) * len(golds):
         return None
     rp, rg = [preds[i] for i in p_reps], [golds[j] for j in g_reps]
     judged = [[judge_pair(p, g, tool, wspec, canon, fill_defaults)
@@ -536,15 +554,6 @@ def check_choice(value: str, choices: Sequence[str], what: str) -> str:
     return value
 
 
-def group_by_name(
-    names: Sequence[str], name_canon: NameCanonicalizer
-) -> dict[str, list[int]]:
-    """Indices grouped by canonical name, in first-seen order."""
-    groups: dict[str, list[int]] = {}
-    for i, name in enumerate(names):
-        groups.setdefault(name_canon(name), []).append(i)
-    return groups
-
 def match_calls(
     pred: Any,
     gold: Any,
@@ -618,8 +627,6 @@ def match_calls(
     )
 
 
-
-
 def match_indices(
     preds: Sequence[Call],
     golds: Sequence[GoldCall],
@@ -637,22 +644,25 @@ def match_indices(
     alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts); the pairs
     are the same.
     """
-    if len(preds) == len(golds) == 1:  # the commonest example: one call on each side
+    if SHORTCUTS and len(preds) == len(golds) == 1:  # the commonest example: one call on each side
         key = toolset.name_canon(preds[0].name)
         if key != toolset.name_canon(golds[0].name):
             return [], [0], [0]
         return _match_group(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
                             fill_defaults, matching, level, details), [], []
-    pgroups = group_by_name([c.name for c in preds], toolset.name_canon)
-    ggroups = group_by_name([c.name for c in golds], toolset.name_canon)
+    groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
+    for i, pcall in enumerate(preds):
+        groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
+    for j, gcall in enumerate(golds):
+        if (group := groups.get(toolset.name_canon(gcall.name))) is not None:
+            group[1].append(j)
     pairs: list[tuple[int, int, PairResult]] = []
-    for key, pidx in pgroups.items():
-        gidx = ggroups.get(key)
+    for key, (pidx, gidx) in groups.items():
         if gidx:
-            group = _match_group([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
-                                 toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, matching,
-                                 level, details)
-            pairs.extend((pidx[a], gidx[b], result) for a, b, result in group)
+            matched = _match_group([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
+                                   toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, matching,
+                                   level, details)
+            pairs.extend((pidx[a], gidx[b], result) for a, b, result in matched)
     pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
     matched_p = {i for i, _, _ in pairs}
     matched_g = {j for _, j, _ in pairs}
