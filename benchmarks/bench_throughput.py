@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 import common
-from common import TOOLS, best_of, cold_caches, rate, table
+from common import TOOLS, best_of, rate, table
 
 LEVELS = ("call", "arg")
 MATCHINGS = ("greedy", "optimal")
@@ -73,13 +73,13 @@ def run(examples: int = 100_000, repeat: int = 3, evaluate: bool = True) -> dict
     for level in LEVELS:
         for matching in MATCHINGS:
             t_core, core_result = best_of(
-                lambda lv=level, mt=matching: _core(preds, refs, lv, mt), repeat, cold_caches
+                lambda lv=level, mt=matching: _core(preds, refs, lv, mt), repeat
             )
             entry: dict[str, Any] = {"core_rate": rate(n, t_core.best), "core_seconds": t_core.best}
             eval_rate = ratio = same = None
             if module is not None:
                 t_eval, eval_result = best_of(
-                    lambda lv=level, mt=matching: _evaluate(module, preds, refs, lv, mt), repeat, cold_caches
+                    lambda lv=level, mt=matching: _evaluate(module, preds, refs, lv, mt), repeat
                 )
                 eval_rate = rate(n, t_eval.best)
                 ratio = t_eval.best / t_core.best

@@ -54,15 +54,6 @@ class Timing:
     runs: list[float] = field(default_factory=list)
 
 
-def cold_caches() -> None:
-    """Empty the memo caches that outlive a metric (weight fractions), so that a timed run never
-    profits from the run before it. Compiled tool sets and references read are cached per
-    metric (``toolcall_f1.memo.Memo``): a new metric starts cold."""
-    from toolcall_f1 import matching
-
-    matching._fraction.cache_clear()
-
-
 def best_of(fn: Callable[[], Any], repeat: int, setup: Callable[[], None] | None = None) -> tuple[Timing, Any]:
     """Run ``fn`` ``repeat`` times (``setup`` and a full garbage collection before each, not
     timed); keep the fastest.

@@ -19,7 +19,6 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from functools import lru_cache
 from math import isqrt, lcm
 from typing import Any
 
@@ -58,7 +57,6 @@ INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 # --------------------------------------------------------------------------- exact weights
 
 
-@lru_cache(maxsize=4096)
 def _fraction(w: float) -> Fraction:
     """The weight as written (its shortest decimal ``repr``), as an exact fraction."""
     return Fraction(repr(float(w)))
