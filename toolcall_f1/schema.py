@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from .calls import ToolCallWarning
+from .calls import MAX_DEPTH, ToolCallWarning
 from .memo import Memo, content_key
 from .values import NameCanonicalizer, canon_exact, plain_json
 
@@ -44,9 +44,9 @@ TYPE_ALIASES = {
     "list": "array",
 }
 
-@dataclass(frozen=True, slots=True)
-class ParamSpec:
-    """One parameter of a tool: its JSON schema, weight and default."""
+class ParamSpec(NamedTuple):
+    """One parameter of a tool: its JSON schema, weight and default (a named tuple: a new
+    tool set builds one per parameter, four times faster than a frozen dataclass)."""
 
     name: str
     schema: Mapping[str, Any]
@@ -54,7 +54,7 @@ class ParamSpec:
     has_default: bool
     default: Any
     #: ``type_ok(value, schema)`` as a function of the value, compiled once (see :func:`type_check`).
-    check: Callable[[Any], bool] = field(compare=False, repr=False)
+    check: Callable[[Any], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,14 +368,24 @@ def warn_unknown_weights(toolset: ToolSet, weights: Mapping[str, Mapping[str, An
 
 #: The type names read (JSON Schema's and BFCL's aliases); any other name is not checked.
 KNOWN_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object", *TYPE_ALIASES})
-#: Unions (``anyOf``/``oneOf``) nested deeper than this are a schema error: checking a value
-#: against them recurses once per level whatever the value, unlike ``items``/``properties``.
+#: A schema node reached through this many unions (``anyOf``/``oneOf``, counted along the whole
+#: path, across ``items`` and ``properties`` too) may not hold another union: checking a value
+#: recurses once per union whatever the value. The same rule in :func:`check_schema` and :func:`type_check`.
 MAX_UNION_DEPTH = 64
 _SCHEMA_NODES = 100_000
 
 
+def _union(schema: Mapping[str, Any]) -> list[Any] | tuple[Any, ...] | None:
+    """The union a value must pass one member of: ``anyOf``, else ``oneOf`` (non-empty), or None."""
+    members = schema.get("anyOf") or schema.get("oneOf")
+    return members if isinstance(members, (list, tuple)) and members else None
+
+
+_UNIONS_TOO_DEEP = f"unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels"
+
+
 def _children(node: Mapping[str, Any], at: str) -> list[tuple[Any, str, bool]]:
-    """The subschemas ``type_ok`` may read: ``(schema, where, is a union member)``."""
+    """Every subschema (a superset of what ``type_ok`` reads): ``(schema, where, is a union member)``."""
     out: list[tuple[Any, str, bool]] = []
     items = node.get("items")
     if isinstance(items, Mapping):
@@ -400,12 +410,13 @@ def _is_flat(schema: Mapping[str, Any]) -> bool:
 def check_schema(schema: Any, where: str) -> None:
     """Check a parameter's schema before any value is judged against it.
 
-    Raises a ``ValueError`` naming the place for a schema that contains itself, or unions
-    nested deeper than :data:`MAX_UNION_DEPTH` (judging a value would recurse without
-    bound), or more than 100,000 subschemas (counted once per path to them, as checking a
-    value against unions may walk them); warns (:class:`ToolCallWarning`) for a type
-    name that is not a known type (it is not checked). Walks with its own stack: a schema
-    thousands of ``properties`` deep is fine.
+    Raises a ``ValueError`` naming the place for a schema that contains itself; unions
+    nested deeper than :data:`MAX_UNION_DEPTH`; ``items``/``properties`` nested deeper
+    than :data:`~toolcall_f1.calls.MAX_DEPTH` (no value is that deep, and a tool set must
+    pickle); or more than 100,000 subschemas (counted once per path to them, as checking a
+    value against unions may walk them). Warns (:class:`ToolCallWarning`) for a type name
+    that is not a known type (it is not checked). A schema that passes never makes
+    :func:`type_check` raise.
 
     Examples
     --------
@@ -418,10 +429,10 @@ def check_schema(schema: Any, where: str) -> None:
     """
     name = where.rsplit(" ", 1)[-1].strip("'")
     on_path: set[int] = set()
-    stack: list[tuple[Any, str, int, bool]] = [(schema, name, 0, False)]
+    stack: list[tuple[Any, str, int, int, bool]] = [(schema, name, 0, 0, False)]
     visits = 0
     while stack:
-        node, at, unions, leaving = stack.pop()
+        node, at, unions, levels, leaving = stack.pop()
         if leaving:
             on_path.discard(id(node))
             continue
@@ -429,8 +440,10 @@ def check_schema(schema: Any, where: str) -> None:
             continue
         if id(node) in on_path:
             raise ValueError(f"{where}: the schema contains itself (at {at})")
-        if unions > MAX_UNION_DEPTH:
-            raise ValueError(f"{where}: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels (at {at})")
+        if unions >= MAX_UNION_DEPTH and _union(node) is not None:
+            raise ValueError(f"{where}: {_UNIONS_TOO_DEEP} (at {at})")
+        if levels > MAX_DEPTH:
+            raise ValueError(f"{where}: items/properties nested deeper than {MAX_DEPTH} levels (at {at})")
         visits += 1  # a subschema shared by several parents counts once per path: checking a value walks paths
         if visits > _SCHEMA_NODES:
             raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
@@ -440,9 +453,9 @@ def check_schema(schema: Any, where: str) -> None:
                 warnings.warn(f"{where}: unknown type {t!r} at {at} (values are not checked against it)",
                               ToolCallWarning, stacklevel=5)
         on_path.add(id(node))
-        stack.append((node, at, unions, True))
+        stack.append((node, at, unions, levels, True))
         for child, child_at, is_member in reversed(_children(node, at)):
-            stack.append((child, child_at, unions + is_member, False))
+            stack.append((child, child_at, unions + is_member, levels + (not is_member), False))
 
 
 def type_ok(value: Any, schema: Any) -> bool:
@@ -501,22 +514,22 @@ def _compile(schema: Any, unions: int) -> Callable[[Any], bool]:
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         return _anything
     declared = schema.get("type")
-    if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
-        return _type_name_check(declared, schema)  # the commonest schema, in short
+    members = _union(schema)
+    if type(declared) is str and members is None:
+        return _type_name_check(declared, schema, unions)  # the commonest schema, in short
     of_type: Callable[[Any], bool]
     if isinstance(declared, (list, tuple)):
-        of_type = _Node(None, [_type_name_check(name, schema) for name in declared])
+        of_type = _Node(None, [_type_name_check(name, schema, unions) for name in declared])
     else:
-        of_type = _type_name_check(declared, schema)
-    members = schema.get("anyOf") or schema.get("oneOf")
-    if not isinstance(members, (list, tuple)) or not members:
+        of_type = _type_name_check(declared, schema, unions)
+    if members is None:
         return of_type
     if unions >= MAX_UNION_DEPTH:
-        raise ValueError(f"schema: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels")
+        raise ValueError(f"schema: {_UNIONS_TOO_DEEP}")
     return _Node([_Lazy(member, unions + 1) for member in members], [of_type])
 
 
-def _type_name_check(name: Any, schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+def _type_name_check(name: Any, schema: Mapping[str, Any], unions: int) -> Callable[[Any], bool]:
     """The check of one type name of ``schema`` (an array's with its items, an object's with its properties)."""
     if not isinstance(name, str):
         return _anything  # no type declared, or not a name
@@ -524,11 +537,11 @@ def _type_name_check(name: Any, schema: Mapping[str, Any]) -> Callable[[Any], bo
     if name == "array":
         items = schema.get("items")
         if isinstance(items, Mapping):
-            return _ArrayCheck(_Lazy(items, 0))
+            return _ArrayCheck(_Lazy(items, unions))
     elif name == "object":
         props = schema.get("properties")
         if isinstance(props, Mapping):
-            return _ObjectCheck({key: _Lazy(prop, 0) for key, prop in props.items()})
+            return _ObjectCheck({key: _Lazy(prop, unions) for key, prop in props.items()})
     return _TYPE_CHECKS.get(name, _anything)  # a type name we do not know is not checked
 
 
