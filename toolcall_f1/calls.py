@@ -343,6 +343,10 @@ def load_json(text: str, fmt: str = "json") -> Any:
 TextParser = Callable[[str], list[Call]]
 
 _ARG_KEYS = ("arguments", "parameters", "input", "args")
+#: The argument keys of SPEC §2's ``{"name", "arguments"}`` and ``{"name", "parameters"}``: without
+#: a name beside them, the object is a call missing its name (``input`` needs Anthropic's
+#: ``"type"`` too, and ``{"input": {...}}`` stays BFCL's single-key call to a tool named so).
+_NAMED_CALL_ARG_KEYS = ("arguments", "parameters")
 _NOT_CALL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_result")
 _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})
 _KINDS = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
@@ -504,7 +508,7 @@ class _Reader:
                     return self.call(name, obj[key])
             if set(obj) <= {"name", "id", "type"}:
                 return self.call(name, None)
-        for key in _ARG_KEYS:  # arguments with no name, not a call to a tool named "arguments"
+        for key in _NAMED_CALL_ARG_KEYS:  # not BFCL's call to a tool named "arguments": a name is missing
             if key in obj and "name" not in obj:
                 raise self.error(f'a call object with {key!r} needs a "name"')
         if len(obj) == 1:

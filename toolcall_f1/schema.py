@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallWarning
@@ -57,8 +56,7 @@ class ParamSpec(NamedTuple):
     check: Callable[[Any], bool]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(NamedTuple):
     """Everything known about one tool: weight, parameters in declaration order, required."""
 
     name: str
@@ -203,7 +201,10 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
 
 def _parameters(fn: Mapping[str, Any]) -> Any:
     """A function schema's parameters as written (OpenAI's and BFCL's, Anthropic's or MCP's key)."""
-    return fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
+    for key in ("parameters", "input_schema", "inputSchema"):
+        if key in fn:
+            return fn[key]
+    return None
 
 
 def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -231,7 +232,7 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
     if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
         raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
     specs = {pname: _param_spec(name, pname, pschema) for pname, pschema in props.items()}
-    tool_weight = _check_weight(fn.get("importance", 1), f"tool {name!r} importance")
+    tool_weight = _check_weight(fn["importance"], f"tool {name!r} importance") if "importance" in fn else 1.0
     arg_weights: dict[str, float] = {}
     if override:
         if override.get("weight") is not None:
@@ -274,15 +275,12 @@ class ToolSet:
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)
-            spec = _compile_one(fn, by_canon.get(name_canon(fn["name"])))
-            self.by_key[name_canon(spec.name)] = spec
-        for tool, entry in weights.items():
+            key = name_canon(fn["name"])
+            self.by_key[key] = _compile_one(fn, by_canon.get(key))
+        for tool, entry in weights.items():  # a tool with weights but no schema: one without parameters
             key = name_canon(tool)
-            if key in self.by_key:
-                continue
-            w = entry.get("weight")
-            arg_weights = dict(entry.get("arguments") or {})
-            self.overrides[key] = ToolSpec(tool, 1.0 if w is None else w, {}, frozenset(), arg_weights)
+            if key not in self.by_key:
+                self.overrides[key] = _compile_one({"name": tool}, entry)
 
     def lookup(self, name: str) -> ToolSpec | None:
         """The schema of a declared tool, or None."""
@@ -436,7 +434,7 @@ def check_schema(schema: Any, where: str) -> None:
         if leaving:
             on_path.discard(id(node))
             continue
-        if not isinstance(node, Mapping):
+        if type(node) is not dict and not isinstance(node, Mapping):  # (``type`` first: ABCs are slow)
             continue
         if id(node) in on_path:
             raise ValueError(f"{where}: the schema contains itself (at {at})")
@@ -514,14 +512,14 @@ def _compile(schema: Any, unions: int) -> Callable[[Any], bool]:
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         return _anything
     declared = schema.get("type")
-    members = _union(schema)
-    if type(declared) is str and members is None:
+    if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
         return _type_name_check(declared, schema, unions)  # the commonest schema, in short
     of_type: Callable[[Any], bool]
     if isinstance(declared, (list, tuple)):
         of_type = _Node(None, [_type_name_check(name, schema, unions) for name in declared])
     else:
         of_type = _type_name_check(declared, schema, unions)
+    members = _union(schema)
     if members is None:
         return of_type
     if unions >= MAX_UNION_DEPTH:

@@ -81,7 +81,7 @@ def test_schemas_deeper_than_any_value_are_refused_and_the_deepest_accepted_pick
 # --------------------------------------------------------------------------- call objects without a name
 
 
-@pytest.mark.parametrize("key", ["arguments", "parameters", "input", "args"])
+@pytest.mark.parametrize("key", ["arguments", "parameters"])  # SPEC §2's {"name", "arguments" | "parameters"}
 def test_a_call_object_without_a_name_is_a_parse_error(key: str) -> None:
     with pytest.raises(ToolCallParseError, match=f"a call object with {key!r} needs a \"name\""):
         coerce_structured([{key: {}}])
@@ -95,6 +95,7 @@ def test_a_call_object_without_a_name_is_a_parse_error(key: str) -> None:
 
 def test_single_key_calls_and_a_tool_named_arguments_still_read() -> None:
     assert coerce_structured({"get_weather": {"city": "Paris"}})[0].name == "get_weather"
+    assert [c.name for c in coerce_structured([{"input": {"a": 1}}, {"args": {}}])] == ["input", "args"]
     (call,) = coerce_structured({"name": "arguments", "arguments": {"a": 1}})
     assert (call.name, dict(call.arguments)) == ("arguments", {"a": 1})
 
