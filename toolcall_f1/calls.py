@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -132,11 +133,6 @@ class Call:
         _set(call, "arguments", MappingProxyType(arguments))
         return call
 
-    @property
-    def args(self) -> Mapping[str, Any]:
-        """Alias of :attr:`arguments` (its name in the original design note)."""
-        return self.arguments
-
     def to_dict(self) -> dict[str, Any]:
         """``{"name": ..., "arguments": {...}}`` with plain dicts, JSON-serialisable."""
         return {"name": self.name, "arguments": _plain(self.arguments)}
@@ -256,11 +252,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     would keep its last value, silently; Python's ``f(a=1, a=2)`` is a parse error too)."""
     obj = dict(pairs)
     if len(obj) < len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ToolCallParseError(f"duplicate key {key!r} in a JSON object", format="json")
-            seen.add(key)
+        key = next(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
+        raise ToolCallParseError(f"duplicate key {key!r} in a JSON object", format="json")
     return obj
 
 
@@ -343,9 +336,8 @@ def load_json(text: str, fmt: str = "json") -> Any:
 TextParser = Callable[[str], list[Call]]
 
 _ARG_KEYS = ("arguments", "parameters", "input", "args")
-#: The argument keys of SPEC §2's ``{"name", "arguments"}`` and ``{"name", "parameters"}``: without
-#: a name beside them, the object is a call missing its name (``input`` needs Anthropic's
-#: ``"type"`` too, and ``{"input": {...}}`` stays BFCL's single-key call to a tool named so).
+#: SPEC §2's ``{"name", "arguments" | "parameters"}``: without a name, a call missing it (while
+#: ``{"input": {...}}``, as Anthropic's needs a ``"type"`` too, is BFCL's call to a tool ``input``).
 _NAMED_CALL_ARG_KEYS = ("arguments", "parameters")
 _NOT_CALL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_result")
 _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})

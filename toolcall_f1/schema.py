@@ -3,7 +3,7 @@
 A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, a bare
 ``{"name", "description", "parameters"}`` as BFCL writes it, or Anthropic's
 ``input_schema``) compiles into a :class:`ToolSet`: a lookup from tool name to a
-:class:`ToolSpec` with everything the comparison needs. Compilation is cached per tool list.
+:class:`ToolSpec` with everything the comparison needs (once per content in a metric's memo).
 """
 
 from __future__ import annotations
@@ -201,21 +201,16 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
 
 def _parameters(fn: Mapping[str, Any]) -> Any:
     """A function schema's parameters as written (OpenAI's and BFCL's, Anthropic's or MCP's key)."""
-    for key in ("parameters", "input_schema", "inputSchema"):
-        if key in fn:
-            return fn[key]
-    return None
+    return fn["parameters"] if "parameters" in fn else fn.get("input_schema", fn.get("inputSchema"))
 
 
 def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Do two function schemas declare the same parameters? (Data too deep for ``==`` is
-    compared by its :func:`~toolcall_f1.memo.content_key`.)"""
-    pa, pb = _parameters(a), _parameters(b)
+    """Do two function schemas declare the same parameters? (Not when too deep to compare:
+    compiling refuses schemas deeper than any value.)"""
     try:
-        return bool(pa == pb)
+        return bool(_parameters(a) == _parameters(b))
     except RecursionError:
-        key = content_key(pa)
-        return key is not None and key == content_key(pb)
+        return False
 
 
 def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> ToolSpec:
@@ -253,10 +248,7 @@ def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
 
 
 class ToolSet:
-    """Compiled schemas plus weight overrides, looked up by (canonical) tool name.
-
-    Picklable.
-    """
+    """Compiled schemas plus weight overrides, looked up by (canonical) tool name (picklable)."""
 
     __slots__ = ("by_key", "name_canon", "has_schema", "overrides", "reader_context")
 
@@ -408,13 +400,12 @@ def _is_flat(schema: Mapping[str, Any]) -> bool:
 def check_schema(schema: Any, where: str) -> None:
     """Check a parameter's schema before any value is judged against it.
 
-    Raises a ``ValueError`` naming the place for a schema that contains itself; unions
-    nested deeper than :data:`MAX_UNION_DEPTH`; ``items``/``properties`` nested deeper
-    than :data:`~toolcall_f1.calls.MAX_DEPTH` (no value is that deep, and a tool set must
-    pickle); or more than 100,000 subschemas (counted once per path to them, as checking a
-    value against unions may walk them). Warns (:class:`ToolCallWarning`) for a type name
-    that is not a known type (it is not checked). A schema that passes never makes
-    :func:`type_check` raise.
+    Raises a ``ValueError`` naming the place for a schema that contains itself, unions
+    nested deeper than :data:`MAX_UNION_DEPTH`, ``items``/``properties`` nested deeper than
+    any value (:data:`~toolcall_f1.calls.MAX_DEPTH`; a tool set must pickle), or over 100,000
+    subschemas (counted per path, as checking a value against unions walks paths); a schema
+    that passes never makes :func:`type_check` raise. Warns (:class:`ToolCallWarning`) for
+    an unknown type name (it is not checked).
 
     Examples
     --------
@@ -486,11 +477,8 @@ def type_ok(value: Any, schema: Any) -> bool:
 def type_check(schema: Any) -> Callable[[Any], bool]:
     """:func:`type_ok` for one schema, as a function of the value.
 
-    A single type name becomes the plain check it stands for; a type list, a union, items
-    and properties become small check objects. Subschemas (items, properties, union
-    members) are compiled when a value first reaches them: a schema may be thousands of
-    levels deep, or contain itself. The checks are module functions or small objects, so a
-    compiled schema pickles.
+    Subschemas (items, properties, union members) are compiled when a value first reaches
+    them (a schema may contain itself); the checks are small objects, so they pickle.
 
     Raises
     ------
