@@ -336,8 +336,7 @@ def load_json(text: str, fmt: str = "json") -> Any:
 TextParser = Callable[[str], list[Call]]
 
 _ARG_KEYS = ("arguments", "parameters", "input", "args")
-#: SPEC §2's ``{"name", "arguments" | "parameters"}``: without a name, a call missing it (while
-#: ``{"input": {...}}``, as Anthropic's needs a ``"type"`` too, is BFCL's call to a tool ``input``).
+#: SPEC §2's ``{"name", "arguments" | "parameters"}``: without a name, a call missing it.
 _NAMED_CALL_ARG_KEYS = ("arguments", "parameters")
 _NOT_CALL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_result")
 _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})

@@ -63,15 +63,12 @@ class ToolSpec(NamedTuple):
     weight: float
     params: Mapping[str, ParamSpec]
     required: frozenset[str]
+    #: Each argument's weight: its override, else its schema importance (1 when neither says).
     arg_weights: Mapping[str, float]
 
     def arg_weight(self, arg: str) -> float:
         """Weight of an argument: override, else schema importance, else 1."""
-        w = self.arg_weights.get(arg)
-        if w is not None:
-            return w
-        spec = self.params.get(arg)
-        return spec.weight if spec is not None else 1.0
+        return self.arg_weights.get(arg, 1.0)
 
 
 _DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), {})
@@ -228,11 +225,11 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
         raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
     specs = {pname: _param_spec(name, pname, pschema) for pname, pschema in props.items()}
     tool_weight = _check_weight(fn["importance"], f"tool {name!r} importance") if "importance" in fn else 1.0
-    arg_weights: dict[str, float] = {}
+    arg_weights = {pname: spec.weight for pname, spec in specs.items()}
     if override:
         if override.get("weight") is not None:
             tool_weight = override["weight"]
-        arg_weights = dict(override.get("arguments") or {})
+        arg_weights.update(override.get("arguments") or {})
     return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights)
 
 
@@ -250,7 +247,7 @@ def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
 class ToolSet:
     """Compiled schemas plus weight overrides, looked up by (canonical) tool name (picklable)."""
 
-    __slots__ = ("by_key", "name_canon", "has_schema", "overrides", "reader_context")
+    __slots__ = ("by_key", "name_canon", "has_schema", "weighted", "reader_context")
 
     def __init__(
         self,
@@ -263,16 +260,16 @@ class ToolSet:
         #: What text readers need of these schemas (set by the scorer on first use).
         self.reader_context: Any = None
         self.by_key: dict[str, ToolSpec] = {}
-        self.overrides: dict[str, ToolSpec] = {}
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)
             key = name_canon(fn["name"])
             self.by_key[key] = _compile_one(fn, by_canon.get(key))
-        for tool, entry in weights.items():  # a tool with weights but no schema: one without parameters
-            key = name_canon(tool)
-            if key not in self.by_key:
-                self.overrides[key] = _compile_one({"name": tool}, entry)
+        #: Every tool with a schema or weights (a tool with weights only: one without parameters).
+        self.weighted = dict(self.by_key)
+        for tool, entry in weights.items():
+            if name_canon(tool) not in self.weighted:
+                self.weighted[name_canon(tool)] = _compile_one({"name": tool}, entry)
 
     def lookup(self, name: str) -> ToolSpec | None:
         """The schema of a declared tool, or None."""
@@ -280,11 +277,7 @@ class ToolSet:
 
     def spec_for_weights(self, name: str) -> ToolSpec:
         """A spec to read weights from: the schema's, a weights-only entry, or the default."""
-        key = self.name_canon(name)
-        spec = self.by_key.get(key)
-        if spec is not None:
-            return spec
-        return self.overrides.get(key, _DEFAULT_TOOL)
+        return self.weighted.get(self.name_canon(name), _DEFAULT_TOOL)
 
     def param_order(self, name: str) -> list[str] | None:
         """Declared parameter names in order (for positional arguments), or None."""
