@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -248,16 +247,18 @@ def _finite_float(text: str) -> float:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's pairs as a dict, or a parse error naming a key written twice (``json.loads``
-    would keep its last value, silently; Python's ``f(a=1, a=2)`` is a parse error too)."""
+    """An object's pairs as a dict: a key repeated with another value is a parse error
+    (``json.loads`` keeps the last one, silently), with the identical value one key (as ``f(a=1, a=1)``)."""
     obj = dict(pairs)
     if len(obj) < len(pairs):
-        key = next(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
-        raise ToolCallParseError(f"duplicate key {key!r} in a JSON object", format="json")
+        for key, value in pairs:
+            if not strictly_identical(value, obj[key]):
+                raise ToolCallParseError(f"duplicate key {key!r} with different values in a JSON object",
+                                         format="json")
     return obj
 
 
-#: The JSON decoder of every reader: no NaN/Infinity, no key written twice in one object.
+#: The JSON decoder of every reader: no NaN/Infinity, no key given two values in one object.
 JSON_DECODER = json.JSONDecoder(
     parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys
 )
@@ -303,12 +304,12 @@ def check_text_limits(text: str, fmt: str) -> None:
 
 
 def load_json(text: str, fmt: str = "json") -> Any:
-    """``json.loads`` within the limits: no NaN/Infinity, no repeated key, bounded size and depth.
+    """``json.loads`` within the limits: no NaN/Infinity, no key given two values, bounded size and depth.
 
     Raises
     ------
     ToolCallParseError
-        For invalid JSON, non-finite numbers, a key written twice in one object, integers
+        For invalid JSON, non-finite numbers, a key given two values in one object, integers
         over 4300 digits, or limits exceeded.
 
     Examples

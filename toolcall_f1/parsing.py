@@ -258,9 +258,10 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool | str = True) 
             key = _literal(k, fmt, depth + 1, names)
             if not isinstance(key, str):
                 raise _err(f"dict keys must be strings, got {ast.unparse(k)}", fmt)
-            if key in out:
-                raise _err(f"duplicate key {key!r} in a dict", fmt, ast.unparse(node))
-            out[key] = _literal(v, fmt, depth + 1, names)
+            value = _literal(v, fmt, depth + 1, names)
+            if key in out and not strictly_identical(out[key], value):
+                raise _err(f"duplicate key {key!r} with different values in a dict", fmt, ast.unparse(node))
+            out[key] = value
         return out
     if isinstance(node, ast.Name):
         if names == "json" and node.id in _JSON_NAMES:

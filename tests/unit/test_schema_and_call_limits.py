@@ -4,7 +4,8 @@
   passes construction never raises when a value reaches it);
 - tool sets must pickle, so schemas nested deeper than any value are refused up front;
 - a call object with arguments but no name is a parse error, not a call to ``arguments``;
-- a JSON object naming a key twice is a parse error naming the key (as Python's ``f(a=1, a=2)``).
+- a JSON object (or Python dict) giving a key two values is a parse error naming the key, as
+  Python's ``f(a=1, a=2)`` is (the identical value twice is one key, as ``f(a=1, a=1)``).
 """
 
 from __future__ import annotations
@@ -103,10 +104,13 @@ def test_single_key_calls_and_a_tool_named_arguments_still_read() -> None:
 # --------------------------------------------------------------------------- duplicate JSON keys
 
 
-def test_a_json_object_naming_a_key_twice_is_a_parse_error_naming_the_key() -> None:
-    with pytest.raises(ToolCallParseError, match="json: duplicate key 'a' in a JSON object"):
+def test_a_json_object_giving_a_key_two_values_is_a_parse_error_naming_the_key() -> None:
+    with pytest.raises(ToolCallParseError, match="json: duplicate key 'a' with different values in a JSON object"):
         load_json('{"a": 1, "b": {"a": 1, "a": 2}}')
+    with pytest.raises(ToolCallParseError, match="duplicate key 'a'"):
+        load_json('{"a": 1, "a": 1.0}')  # 1 and 1.0 differ, as in f(a=1, a=1.0)
     assert load_json('{"a": 1, "b": {"a": 2}}') == {"a": 1, "b": {"a": 2}}  # the same key at two levels is fine
+    assert load_json('{"a": [1], "a": [1]}') == {"a": [1]}  # the identical value twice is one key, as f(a=1, a=1)
     pred = '{"name": "f", "arguments": {"a": 1, "a": 2}}'
     with pytest.raises(ToolCallParseError, match=r"predictions\[0\]: .*duplicate key 'a'"):
         ToolCallMetric(on_parse_error="raise").compute([pred], ["[f(a=2)]"])
@@ -114,6 +118,7 @@ def test_a_json_object_naming_a_key_twice_is_a_parse_error_naming_the_key() -> N
     for python in ("[{'name': 'f', 'arguments': {'a': 1, 'a': 2}}]", "[f(a={'b': 1, 'b': 2})]"):  # a dict literal
         assert "duplicate key" in (ToolCallMetric(prediction_format="python")(python, "[f(a=2)]").parse_error or "")
         assert ToolCallMetric()(python, "[f(a=2)]").parse_error is not None
+    assert ToolCallMetric()("[f(a={'b': 1, 'b': 1})]", "[f(a={'b': 1})]").exact
     for reader in ("hermes", "auto"):
         score = ToolCallMetric(prediction_format=reader)(f"<tool_call>{pred}</tool_call>", "[f(a=2)]")
         assert score.parse_error is not None and "duplicate key 'a'" in score.parse_error
