@@ -247,14 +247,12 @@ def _finite_float(text: str) -> float:
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's pairs as a dict: a key repeated with another value is a parse error
-    (``json.loads`` keeps the last one, silently), with the identical value one key (as ``f(a=1, a=1)``)."""
+    """An object's pairs as a dict; a key given two values is a parse error (``json.loads`` keeps the last)."""
     obj = dict(pairs)
     if len(obj) < len(pairs):
-        for key, value in pairs:
+        for key, value in pairs:  # the identical value twice is one key, as f(a=1, a=1)
             if not strictly_identical(value, obj[key]):
-                raise ToolCallParseError(f"duplicate key {key!r} with different values in a JSON object",
-                                         format="json")
+                raise ToolCallParseError(f"duplicate key {key!r} with different values", format="json")
     return obj
 
 

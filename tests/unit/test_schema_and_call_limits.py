@@ -105,7 +105,7 @@ def test_single_key_calls_and_a_tool_named_arguments_still_read() -> None:
 
 
 def test_a_json_object_giving_a_key_two_values_is_a_parse_error_naming_the_key() -> None:
-    with pytest.raises(ToolCallParseError, match="json: duplicate key 'a' with different values in a JSON object"):
+    with pytest.raises(ToolCallParseError, match="json: duplicate key 'a' with different values"):
         load_json('{"a": 1, "b": {"a": 1, "a": 2}}')
     with pytest.raises(ToolCallParseError, match="duplicate key 'a'"):
         load_json('{"a": 1, "a": 1.0}')  # 1 and 1.0 differ, as in f(a=1, a=1.0)
