@@ -19,7 +19,7 @@ from .values import plain_json, strictly_identical
 
 __all__ = [
     "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "ToolCallWarning",
-    "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "check_text_limits", "load_json", "normalize_value",
+    "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "JSON_DECODER", "check_text_limits", "load_json", "normalize_value",
     "coerce_structured", "bfcl_gold", "bfcl_gold_plain",
 ]
 
@@ -131,11 +131,6 @@ class Call:
         _set(call, "name", name)
         _set(call, "arguments", MappingProxyType(arguments))
         return call
-
-    @property
-    def args(self) -> Mapping[str, Any]:
-        """Alias of :attr:`arguments` (its name in the original design note)."""
-        return self.arguments
 
     def to_dict(self) -> dict[str, Any]:
         """``{"name": ..., "arguments": {...}}`` with plain dicts, JSON-serialisable."""
@@ -251,6 +246,22 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict; a key given two values is a parse error (``json.loads`` keeps the last)."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        for key, value in pairs:  # the identical value twice is one key, as f(a=1, a=1)
+            if not strictly_identical(value, obj[key]):
+                raise ToolCallParseError(f"duplicate key {key!r} with different values", format="json")
+    return obj
+
+
+#: The JSON decoder of every reader: no NaN/Infinity, no key given two values in one object.
+JSON_DECODER = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys
+)
+
+
 def bracket_depth(text: str) -> int:
     """The deepest nesting of ``[ { (`` in ``text``, ignoring quoted strings."""
     depth = best = 0
@@ -291,12 +302,13 @@ def check_text_limits(text: str, fmt: str) -> None:
 
 
 def load_json(text: str, fmt: str = "json") -> Any:
-    """``json.loads`` within the limits: no NaN/Infinity, bounded size and depth.
+    """``json.loads`` within the limits: no NaN/Infinity, no key given two values, bounded size and depth.
 
     Raises
     ------
     ToolCallParseError
-        For invalid JSON, non-finite numbers, integers over 4300 digits, or limits exceeded.
+        For invalid JSON, non-finite numbers, a key given two values in one object, integers
+        over 4300 digits, or limits exceeded.
 
     Examples
     --------
@@ -309,7 +321,7 @@ def load_json(text: str, fmt: str = "json") -> Any:
     """
     check_text_limits(text, fmt)
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return JSON_DECODER.decode(text)
     except ToolCallParseError as err:
         raise ToolCallParseError(err.reason, format=fmt, snippet=text) from None
     except (ValueError, RecursionError) as err:  # JSONDecodeError, huge ints
@@ -323,6 +335,8 @@ def load_json(text: str, fmt: str = "json") -> Any:
 TextParser = Callable[[str], list[Call]]
 
 _ARG_KEYS = ("arguments", "parameters", "input", "args")
+#: SPEC §2's ``{"name", "arguments" | "parameters"}``: without a name, a call missing it.
+_NAMED_CALL_ARG_KEYS = ("arguments", "parameters")
 _NOT_CALL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_result")
 _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})
 _KINDS = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
@@ -342,9 +356,7 @@ class _Budget:
             raise ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=fmt)
 
 
-def normalize_value(
-    value: Any, *, fmt: str = "structured", depth: int = 0, budget: _Budget | None = None, gold: bool = False
-) -> Any:
+def normalize_value(value: Any, *, fmt: str = "structured", gold: bool = False) -> Any:
     """Check that ``value`` is JSON data and return it with tuples turned into lists.
 
     numpy values become the equal plain values; ``gold=True`` (a reference) allows an
@@ -365,7 +377,7 @@ def normalize_value(
     ...
     toolcall_f1.calls.ToolCallParseError: structured: a set is not a JSON value
     """
-    return _Reader(fmt, gold, _Budget() if budget is None else budget).value(value, depth)
+    return _Reader(fmt, gold, _Budget()).value(value, 0)
 
 
 def coerce_structured(
@@ -486,6 +498,9 @@ class _Reader:
                     return self.call(name, obj[key])
             if set(obj) <= {"name", "id", "type"}:
                 return self.call(name, None)
+        for key in _NAMED_CALL_ARG_KEYS:  # not BFCL's call to a tool named "arguments": a name is missing
+            if key in obj and "name" not in obj:
+                raise self.error(f'a call object with {key!r} needs a "name"')
         if len(obj) == 1:
             ((name, raw),) = obj.items()
             if isinstance(raw, (Mapping, str)):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calls import (
+    JSON_DECODER,
     MAX_DEPTH,
     Call,
     ToolCallParseError,
@@ -257,7 +258,10 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool | str = True) 
             key = _literal(k, fmt, depth + 1, names)
             if not isinstance(key, str):
                 raise _err(f"dict keys must be strings, got {ast.unparse(k)}", fmt)
-            out[key] = _literal(v, fmt, depth + 1, names)
+            value = _literal(v, fmt, depth + 1, names)
+            if key in out and not strictly_identical(out[key], value):
+                raise _err(f"duplicate key {key!r} with different values in a dict", fmt, ast.unparse(node))
+            out[key] = value
         return out
     if isinstance(node, ast.Name):
         if names == "json" and node.id in _JSON_NAMES:
@@ -442,8 +446,8 @@ def _fast_dict(toks: list[str], i: int, depth: int) -> tuple[dict[str, Any], int
     out: dict[str, Any] = {}
     while toks[i] != "}":
         k = toks[i]
-        if (k[0] != "'" and k[0] != '"') or len(k) < 2 or toks[i + 1] != ":":
-            raise _Unsure
+        if (k[0] != "'" and k[0] != '"') or len(k) < 2 or toks[i + 1] != ":" or k[1:-1] in out:
+            raise _Unsure  # (a repeated key: the ``ast`` reader names it)
         out[k[1:-1]], i = _fast_value(toks, i + 2, depth + 1)
         if toks[i] == ",":
             i += 1
@@ -823,21 +827,7 @@ def read_python(text: str, ctx: Context) -> list[Call]:
 # --------------------------------------------------------------------------- JSON
 
 
-class _StrictDecoder(json.JSONDecoder):
-    def __init__(self) -> None:
-        def reject(name: str) -> Any:
-            raise ToolCallParseError(f"{name} is not valid JSON", format="json")
-
-        def finite(text: str) -> float:
-            value = float(text)
-            if not math.isfinite(value):
-                raise ToolCallParseError(f"number {text[:20]!r} is out of range", format="json")
-            return value
-
-        super().__init__(parse_constant=reject, parse_float=finite)
-
-
-_DECODER = _StrictDecoder()
+_DECODER = JSON_DECODER
 
 
 def _json_values(text: str, fmt: str, separators: str = " \t\r\n,;") -> list[Any]:

@@ -3,17 +3,16 @@
 A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, a bare
 ``{"name", "description", "parameters"}`` as BFCL writes it, or Anthropic's
 ``input_schema``) compiles into a :class:`ToolSet`: a lookup from tool name to a
-:class:`ToolSpec` with everything the comparison needs. Compilation is cached per tool list.
+:class:`ToolSpec` with everything the comparison needs (once per content in a metric's memo).
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from .calls import ToolCallWarning
+from .calls import MAX_DEPTH, ToolCallWarning
 from .memo import Memo, content_key
 from .values import NameCanonicalizer, canon_exact, plain_json
 
@@ -37,16 +36,14 @@ TYPE_ALIASES = {
     "dict": "object",
     "float": "number",
     "tuple": "array",
-    "any": "any",
     "str": "string",
     "int": "integer",
     "bool": "boolean",
     "list": "array",
 }
 
-@dataclass(frozen=True, slots=True)
-class ParamSpec:
-    """One parameter of a tool: its JSON schema, weight and default."""
+class ParamSpec(NamedTuple):
+    """One parameter of a tool: its JSON schema, weight and default (a tuple: 4x cheaper to build)."""
 
     name: str
     schema: Mapping[str, Any]
@@ -54,26 +51,22 @@ class ParamSpec:
     has_default: bool
     default: Any
     #: ``type_ok(value, schema)`` as a function of the value, compiled once (see :func:`type_check`).
-    check: Callable[[Any], bool] = field(compare=False, repr=False)
+    check: Callable[[Any], bool]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(NamedTuple):
     """Everything known about one tool: weight, parameters in declaration order, required."""
 
     name: str
     weight: float
     params: Mapping[str, ParamSpec]
     required: frozenset[str]
+    #: Each argument's weight: its override, else its schema importance (1 when neither says).
     arg_weights: Mapping[str, float]
 
     def arg_weight(self, arg: str) -> float:
         """Weight of an argument: override, else schema importance, else 1."""
-        w = self.arg_weights.get(arg)
-        if w is not None:
-            return w
-        spec = self.params.get(arg)
-        return spec.weight if spec is not None else 1.0
+        return self.arg_weights.get(arg, 1.0)
 
 
 _DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), {})
@@ -203,18 +196,16 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
 
 def _parameters(fn: Mapping[str, Any]) -> Any:
     """A function schema's parameters as written (OpenAI's and BFCL's, Anthropic's or MCP's key)."""
-    return fn.get("parameters", fn.get("input_schema", fn.get("inputSchema")))
+    return fn["parameters"] if "parameters" in fn else fn.get("input_schema", fn.get("inputSchema"))
 
 
 def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Do two function schemas declare the same parameters? (Data too deep for ``==`` is
-    compared by its :func:`~toolcall_f1.memo.content_key`.)"""
-    pa, pb = _parameters(a), _parameters(b)
+    """Do two function schemas declare the same parameters? (Not when too deep to compare:
+    compiling refuses schemas deeper than any value.)"""
     try:
-        return bool(pa == pb)
+        return bool(_parameters(a) == _parameters(b))
     except RecursionError:
-        key = content_key(pa)
-        return key is not None and key == content_key(pb)
+        return False
 
 
 def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> ToolSpec:
@@ -231,20 +222,21 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
     if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
         raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
     specs = {pname: _param_spec(name, pname, pschema) for pname, pschema in props.items()}
-    tool_weight = _check_weight(fn.get("importance", 1), f"tool {name!r} importance")
-    arg_weights: dict[str, float] = {}
+    tool_weight = _check_weight(fn["importance"], f"tool {name!r} importance") if "importance" in fn else 1.0
+    arg_weights = {pname: spec.weight for pname, spec in specs.items()}
     if override:
         if override.get("weight") is not None:
             tool_weight = override["weight"]
-        arg_weights = dict(override.get("arguments") or {})
+        arg_weights.update(override.get("arguments") or {})
     return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights)
 
 
 def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         schema = {}
-    if not _is_flat(schema):  # the commonest schema has nothing to check
-        check_schema(schema, f"tool {tool!r} parameter {name!r}")
+    declared = schema.get("type")
+    if not (type(declared) is str and declared in KNOWN_TYPES and _SUBSCHEMAS.isdisjoint(schema)):
+        check_schema(schema, f"tool {tool!r} parameter {name!r}")  # (the commonest schema has nothing to check)
     weight = 1.0
     if "importance" in schema:
         weight = _check_weight(schema["importance"], f"tool {tool!r} argument {name!r} importance")
@@ -252,12 +244,9 @@ def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
 
 
 class ToolSet:
-    """Compiled schemas plus weight overrides, looked up by (canonical) tool name.
+    """Compiled schemas plus weight overrides, looked up by (canonical) tool name (picklable)."""
 
-    Picklable.
-    """
-
-    __slots__ = ("by_key", "name_canon", "has_schema", "overrides", "reader_context")
+    __slots__ = ("by_key", "name_canon", "has_schema", "weighted", "reader_context")
 
     def __init__(
         self,
@@ -270,19 +259,16 @@ class ToolSet:
         #: What text readers need of these schemas (set by the scorer on first use).
         self.reader_context: Any = None
         self.by_key: dict[str, ToolSpec] = {}
-        self.overrides: dict[str, ToolSpec] = {}
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)
-            spec = _compile_one(fn, by_canon.get(name_canon(fn["name"])))
-            self.by_key[name_canon(spec.name)] = spec
+            key = name_canon(fn["name"])
+            self.by_key[key] = _compile_one(fn, by_canon.get(key))
+        #: Every tool with a schema or weights (a tool with weights only: one without parameters).
+        self.weighted = dict(self.by_key)
         for tool, entry in weights.items():
-            key = name_canon(tool)
-            if key in self.by_key:
-                continue
-            w = entry.get("weight")
-            arg_weights = dict(entry.get("arguments") or {})
-            self.overrides[key] = ToolSpec(tool, 1.0 if w is None else w, {}, frozenset(), arg_weights)
+            if name_canon(tool) not in self.weighted:
+                self.weighted[name_canon(tool)] = _compile_one({"name": tool}, entry)
 
     def lookup(self, name: str) -> ToolSpec | None:
         """The schema of a declared tool, or None."""
@@ -290,11 +276,7 @@ class ToolSet:
 
     def spec_for_weights(self, name: str) -> ToolSpec:
         """A spec to read weights from: the schema's, a weights-only entry, or the default."""
-        key = self.name_canon(name)
-        spec = self.by_key.get(key)
-        if spec is not None:
-            return spec
-        return self.overrides.get(key, _DEFAULT_TOOL)
+        return self.weighted.get(self.name_canon(name), _DEFAULT_TOOL)
 
     def param_order(self, name: str) -> list[str] | None:
         """Declared parameter names in order (for positional arguments), or None."""
@@ -367,15 +349,25 @@ def warn_unknown_weights(toolset: ToolSet, weights: Mapping[str, Mapping[str, An
 # --------------------------------------------------------------------------- types
 
 #: The type names read (JSON Schema's and BFCL's aliases); any other name is not checked.
-KNOWN_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object", *TYPE_ALIASES})
-#: Unions (``anyOf``/``oneOf``) nested deeper than this are a schema error: checking a value
-#: against them recurses once per level whatever the value, unlike ``items``/``properties``.
+KNOWN_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object", "any", *TYPE_ALIASES})
+#: A schema node reached through this many unions (counted along the whole path, across ``items``
+#: and ``properties`` too) may not hold another: checking a value recurses once per union, whatever the value.
 MAX_UNION_DEPTH = 64
 _SCHEMA_NODES = 100_000
+_SUBSCHEMAS = frozenset({"items", "properties", "anyOf", "oneOf"})
+
+
+def _union(schema: Mapping[str, Any]) -> list[Any] | tuple[Any, ...] | None:
+    """The union a value must pass one member of: ``anyOf``, else ``oneOf`` (non-empty), or None."""
+    members = schema.get("anyOf") or schema.get("oneOf")
+    return members if isinstance(members, (list, tuple)) and members else None
+
+
+_UNIONS_TOO_DEEP = f"unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels"
 
 
 def _children(node: Mapping[str, Any], at: str) -> list[tuple[Any, str, bool]]:
-    """The subschemas ``type_ok`` may read: ``(schema, where, is a union member)``."""
+    """Every subschema (a superset of what ``type_ok`` reads): ``(schema, where, is a union member)``."""
     out: list[tuple[Any, str, bool]] = []
     items = node.get("items")
     if isinstance(items, Mapping):
@@ -390,22 +382,15 @@ def _children(node: Mapping[str, Any], at: str) -> list[tuple[Any, str, bool]]:
     return out
 
 
-def _is_flat(schema: Mapping[str, Any]) -> bool:
-    """A schema with one known type name and nothing inside to check (the commonest)."""
-    t = schema.get("type")
-    return (type(t) is str and t in KNOWN_TYPES and "items" not in schema and "properties" not in schema
-            and "anyOf" not in schema and "oneOf" not in schema)
-
-
 def check_schema(schema: Any, where: str) -> None:
     """Check a parameter's schema before any value is judged against it.
 
-    Raises a ``ValueError`` naming the place for a schema that contains itself, or unions
-    nested deeper than :data:`MAX_UNION_DEPTH` (judging a value would recurse without
-    bound), or more than 100,000 subschemas (counted once per path to them, as checking a
-    value against unions may walk them); warns (:class:`ToolCallWarning`) for a type
-    name that is not a known type (it is not checked). Walks with its own stack: a schema
-    thousands of ``properties`` deep is fine.
+    Raises a ``ValueError`` naming the place for a schema that contains itself, unions
+    nested deeper than :data:`MAX_UNION_DEPTH`, ``items``/``properties`` nested deeper than
+    any value (:data:`~toolcall_f1.calls.MAX_DEPTH`; a tool set must pickle), or over 100,000
+    subschemas (counted per path, as checking a value against unions walks paths); a schema
+    that passes never makes :func:`type_check` raise. Warns (:class:`ToolCallWarning`) for
+    an unknown type name (it is not checked).
 
     Examples
     --------
@@ -418,19 +403,21 @@ def check_schema(schema: Any, where: str) -> None:
     """
     name = where.rsplit(" ", 1)[-1].strip("'")
     on_path: set[int] = set()
-    stack: list[tuple[Any, str, int, bool]] = [(schema, name, 0, False)]
+    stack: list[tuple[Any, str, int, int, bool]] = [(schema, name, 0, 0, False)]
     visits = 0
     while stack:
-        node, at, unions, leaving = stack.pop()
+        node, at, unions, levels, leaving = stack.pop()
         if leaving:
             on_path.discard(id(node))
             continue
-        if not isinstance(node, Mapping):
+        if type(node) is not dict and not isinstance(node, Mapping):  # (``type`` first: ABCs are slow)
             continue
         if id(node) in on_path:
             raise ValueError(f"{where}: the schema contains itself (at {at})")
-        if unions > MAX_UNION_DEPTH:
-            raise ValueError(f"{where}: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels (at {at})")
+        if unions >= MAX_UNION_DEPTH and _union(node) is not None:
+            raise ValueError(f"{where}: {_UNIONS_TOO_DEEP} (at {at})")
+        if levels > MAX_DEPTH:
+            raise ValueError(f"{where}: items/properties nested deeper than {MAX_DEPTH} levels (at {at})")
         visits += 1  # a subschema shared by several parents counts once per path: checking a value walks paths
         if visits > _SCHEMA_NODES:
             raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
@@ -440,9 +427,9 @@ def check_schema(schema: Any, where: str) -> None:
                 warnings.warn(f"{where}: unknown type {t!r} at {at} (values are not checked against it)",
                               ToolCallWarning, stacklevel=5)
         on_path.add(id(node))
-        stack.append((node, at, unions, True))
+        stack.append((node, at, unions, levels, True))
         for child, child_at, is_member in reversed(_children(node, at)):
-            stack.append((child, child_at, unions + is_member, False))
+            stack.append((child, child_at, unions + is_member, levels + (not is_member), False))
 
 
 def type_ok(value: Any, schema: Any) -> bool:
@@ -475,11 +462,8 @@ def type_ok(value: Any, schema: Any) -> bool:
 def type_check(schema: Any) -> Callable[[Any], bool]:
     """:func:`type_ok` for one schema, as a function of the value.
 
-    A single type name becomes the plain check it stands for; a type list, a union, items
-    and properties become small check objects. Subschemas (items, properties, union
-    members) are compiled when a value first reaches them: a schema may be thousands of
-    levels deep, or contain itself. The checks are module functions or small objects, so a
-    compiled schema pickles.
+    Subschemas (items, properties, union members) are compiled when a value first reaches
+    them (a schema may contain itself); the checks are small objects, so they pickle.
 
     Raises
     ------
@@ -502,21 +486,21 @@ def _compile(schema: Any, unions: int) -> Callable[[Any], bool]:
         return _anything
     declared = schema.get("type")
     if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
-        return _type_name_check(declared, schema)  # the commonest schema, in short
+        return _type_name_check(declared, schema, unions)  # the commonest schema, in short
     of_type: Callable[[Any], bool]
     if isinstance(declared, (list, tuple)):
-        of_type = _Node(None, [_type_name_check(name, schema) for name in declared])
+        of_type = _Node(None, [_type_name_check(name, schema, unions) for name in declared])
     else:
-        of_type = _type_name_check(declared, schema)
-    members = schema.get("anyOf") or schema.get("oneOf")
-    if not isinstance(members, (list, tuple)) or not members:
+        of_type = _type_name_check(declared, schema, unions)
+    members = _union(schema)
+    if members is None:
         return of_type
     if unions >= MAX_UNION_DEPTH:
-        raise ValueError(f"schema: unions (anyOf/oneOf) nested deeper than {MAX_UNION_DEPTH} levels")
+        raise ValueError(f"schema: {_UNIONS_TOO_DEEP}")
     return _Node([_Lazy(member, unions + 1) for member in members], [of_type])
 
 
-def _type_name_check(name: Any, schema: Mapping[str, Any]) -> Callable[[Any], bool]:
+def _type_name_check(name: Any, schema: Mapping[str, Any], unions: int) -> Callable[[Any], bool]:
     """The check of one type name of ``schema`` (an array's with its items, an object's with its properties)."""
     if not isinstance(name, str):
         return _anything  # no type declared, or not a name
@@ -524,11 +508,11 @@ def _type_name_check(name: Any, schema: Mapping[str, Any]) -> Callable[[Any], bo
     if name == "array":
         items = schema.get("items")
         if isinstance(items, Mapping):
-            return _ArrayCheck(_Lazy(items, 0))
+            return _ArrayCheck(_Lazy(items, unions))
     elif name == "object":
         props = schema.get("properties")
         if isinstance(props, Mapping):
-            return _ObjectCheck({key: _Lazy(prop, 0) for key, prop in props.items()})
+            return _ObjectCheck({key: _Lazy(prop, unions) for key, prop in props.items()})
     return _TYPE_CHECKS.get(name, _anything)  # a type name we do not know is not checked
 
 

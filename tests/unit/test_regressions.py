@@ -107,9 +107,18 @@ def test_bad_per_example_tools_name_the_reference() -> None:
 
 
 def test_deep_schemas_never_raise_recursion_errors() -> None:
+    # 3000 levels scored once, but the metric holding them could not be pickled (RecursionError):
+    # schemas nested deeper than any value (64 levels) are now a clear error up front
     deep: dict = {"type": "object"}
     for _ in range(3000):
         deep = {"type": "object", "properties": {"x": deep}}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {"x": deep}}}]
+    with pytest.raises(ValueError, match="tool 'f' parameter 'x': items/properties nested deeper than 64 levels"):
+        ToolCallMetric(tools=tools)
+    with pytest.raises(ValueError, match=r"references\[0\]: tool 'f' parameter 'x'"):
+        ToolCallMetric().compute(["[f(x={})]"], [{"calls": "[f(x={})]", "tools": tools}])
+    for _ in range(3000 - 63):
+        deep = deep["properties"]["x"]
     tools = [{"name": "f", "parameters": {"type": "object", "properties": {"x": deep}}}]
     a = ToolCallMetric(tools=tools).compute(["[f(x={})]"], ["[f(x={})]"])
     b = ToolCallMetric().compute(["[f(x={})]"], [{"calls": "[f(x={})]", "tools": tools}])
