@@ -1313,12 +1313,15 @@ def _no_call_reference(text: str, fmt: Any) -> None:
     and must be readable (SPEC §2, "a reference that cannot be read always raises"): prose
     there is most likely a call format the reader does not know, and zero expected calls
     would be a silently wrong score. Blank text and JSON text (``[]``, ``null``, a message
-    without tool calls) say "no call" on purpose.
+    without tool calls) say "no call" on purpose, fenced in Markdown or not.
     """
-    if not text.strip():
+    body = text.strip()
+    if not body:
         return
+    if body.startswith("```") and body.endswith("```") and "\n" in body:
+        body = body[body.index("\n") + 1 : -3]  # a fence's body, without its info string
     try:
-        json.loads(text)
+        json.loads(body)
     except (ValueError, RecursionError):
         raise ToolCallParseError(
             "no call can be read from this reference text (a format the reader does not know?); "

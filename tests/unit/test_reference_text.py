@@ -15,6 +15,7 @@ PROSE = [
     "The weather in Paris is sunny.",
     "get_weather city=Paris",  # a format no reader knows
     "<think>the user wants the weather</think>",  # reasoning only
+    "```\nno call here\n```",  # a fence whose body is prose
 ]
 
 
@@ -41,8 +42,9 @@ def test_the_same_text_as_a_prediction_is_zero_calls(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "  \n", "[]", "null", '{"role": "assistant", "content": "It is sunny.", "tool_calls": []}'],
-    ids=["empty", "blank", "empty-list", "null", "message-without-calls"],
+    ["", "  \n", "[]", "null", '{"role": "assistant", "content": "It is sunny.", "tool_calls": []}',
+     "```json\n[]\n```"],
+    ids=["empty", "blank", "empty-list", "null", "message-without-calls", "fenced-empty-list"],
 )
 def test_a_reference_that_says_no_call_is_zero_calls(text: str) -> None:
     result = ToolCallMetric().compute(["[]", "[f()]"], [text, text])
