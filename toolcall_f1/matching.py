@@ -19,7 +19,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from math import isqrt, lcm
+from math import lcm
 from typing import Any
 
 import numpy as np
@@ -392,9 +392,10 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
 
 # --------------------------------------------------------------------------- repeated calls
 
-#: The most distinct (prediction, gold) pairs the class route solves. Its work grows faster
-#: than their number ``d`` (a Bellman-Ford per augmentation), judging every pair's with
-#: ``n·m``: it is taken only where ``n·m ≥ d·max(4, √d)``.
+#: The most distinct (prediction, gold) pairs the class route solves. Its optimal matcher
+#: runs a Bellman-Ford over the ``d`` class pairs per augmentation, and there are about as
+#: many augmentations as classes on both sides; judging every pair instead costs ``n·m``:
+#: the route is taken only where ``n·m ≥ d·max(4, classes)``.
 _MAX_CLASS_PAIRS = 4096
 
 
@@ -434,7 +435,7 @@ def _match_classes(
     g_class, g_reps = _classes([_strict_key(tuple((k, a.values, a.optional) for k, a in g.arguments.items()))
                                 for g in golds])
     distinct = len(p_reps) * len(g_reps)
-    if distinct > _MAX_CLASS_PAIRS or distinct * max(4, isqrt(distinct)) > len(preds) * len(golds):
+    if distinct > _MAX_CLASS_PAIRS or distinct * max(4, len(p_reps) + len(g_reps)) > len(preds) * len(golds):
         return None
     rp, rg = [preds[i] for i in p_reps], [golds[j] for j in g_reps]
     judged = [[judge_pair(p, g, tool, wspec, canon, fill_defaults)
