@@ -1295,40 +1295,53 @@ def read_any(output: Any, fmt: Any, ctx: Context, *, gold: bool = False) -> list
     """Text through the ``fmt`` reader; structured input the same way in every mode.
 
     ``gold=True`` (references) allows :class:`~toolcall_f1.calls.AnyOf` argument values, and
-    makes a reference text with no call in it an error (:func:`_no_call_reference`).
+    reads a reference text by :func:`_reference_text`'s stricter rule.
     """
     reader = reader_for(fmt)
     if isinstance(output, str):
-        calls = reader(output, ctx)
-        if gold and not calls:
-            _no_call_reference(output, fmt)
-        return calls
+        return _reference_text(output, reader, ctx, fmt) if gold else reader(output, ctx)
     return coerce_structured(output, parse_text=lambda t: reader(t, ctx), gold=gold)
 
 
-def _no_call_reference(text: str, fmt: Any) -> None:
-    """Raise for a reference text that is neither blank nor JSON and holds no call.
+_NOT_JSON = object()
 
-    For a prediction, prose is the model choosing not to call (SPEC §2). A reference is data
-    and must be readable (SPEC §2, "a reference that cannot be read always raises"): prose
-    there is most likely a call format the reader does not know, and zero expected calls
-    would be a silently wrong score. Blank text and JSON text (``[]``, ``null``, a message
-    without tool calls) say "no call" on purpose, fenced in Markdown or not.
+
+def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[Call]:
+    """A reference given as text. A reference is data and must be readable (SPEC §2, "a
+    reference that cannot be read always raises"):
+
+    - a JSON document (bare or alone in a Markdown fence) is the value it holds, read exactly
+      as that value given decoded (a call list, a message, ``[]``; ``null`` is zero calls),
+      so a JSON shape that is not a call is an error, never zero calls;
+    - other text goes through the ``fmt`` reader; blank text is zero calls, and text in which
+      no call can be read raises: prose there is most likely a call format the reader does
+      not know, and zero expected calls would be a silently wrong score.
+
+    For a prediction, by contrast, prose is the model choosing not to call.
     """
-    body = text.strip()
-    if not body:
-        return
+    body = text.strip().lstrip("\ufeff")
     if body.startswith("```") and body.endswith("```") and "\n" in body:
         body = body[body.index("\n") + 1 : -3]  # a fence's body, without its info string
+    check_text_limits(body, "json")
     try:
-        json.loads(body)
+        value = JSON_DECODER.decode(body)
+    except ToolCallParseError as err:  # JSON, but a key given two values, NaN, a huge number
+        raise _err(err.reason, "json", text) from None
     except (ValueError, RecursionError):
+        value = _NOT_JSON
+    if value is None:
+        return []
+    if value is not _NOT_JSON and not isinstance(value, str):
+        return coerce_structured(value, parse_text=lambda t: reader(t, ctx), gold=True)
+    calls = reader(text if value is _NOT_JSON else value, ctx)
+    if not calls and body.strip() and value != "":
         raise ToolCallParseError(
             "no call can be read from this reference text (a format the reader does not know?); "
             "write [] for an example where no call is expected",
             format=fmt if isinstance(fmt, str) else "response_template",
             snippet=text,
-        ) from None
+        )
+    return calls
 
 
 def parse_calls(

@@ -4,6 +4,7 @@ zero calls. For a prediction, prose is the model choosing not to call: zero call
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,33 @@ def test_the_cli_names_the_reference_line(tmp_path: Path, capsys: pytest.Capture
     out, err = capsys.readouterr()
     assert out == ""
     assert f"{path}:2: reference: auto: no call can be read from this reference text" in err
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"answer": "Paris", "id": 3}', '"I cannot help"', "42", "true", "NaN",
+     '{"calls": [{"name": "f", "arguments": {"a": 2}}], "tools": []}'],
+    ids=["json-answer", "json-string-prose", "number", "bool", "nan", "calls-and-tools-as-text"],
+)
+def test_a_json_reference_text_is_read_as_its_value_never_as_zero_calls(text: str) -> None:
+    # each was zero expected calls (a silently wrong score); decoded, each already raised
+    with pytest.raises(ToolCallParseError, match=r"^references\[0\]: "):
+        ToolCallMetric().compute(["[f(a=2)]"], [text])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"role": "assistant", "content": "[f(a=2)]"}', '"[f(a=2)]"', '\ufeff[{"name": "f", "arguments": {"a": 2}}]',
+     '```json\n{"name": "f", "arguments": {"a": 2}}\n```'],
+    ids=["message-content", "json-string", "byte-order-mark", "fenced-object"],
+)
+def test_a_json_reference_text_scores_as_the_decoded_value(text: str) -> None:
+    metric = ToolCallMetric("arg")
+    got = metric.compute(["[f(a=2)]"], [text])
+    decoded = metric.compute(["[f(a=2)]"], [json.loads(text.lstrip("\ufeff").strip("`").removeprefix("json"))])
+    assert (got["tp"], got["fp"], got["fn"]) == (decoded["tp"], decoded["fp"], decoded["fn"]) == (2.0, 0.0, 0.0)
+
+
+def test_a_json_reference_text_giving_a_key_two_values_is_an_error() -> None:
+    with pytest.raises(ToolCallParseError, match=r"^references\[0\]: json: duplicate key 'a'"):
+        ToolCallMetric().compute(["[f(a=2)]"], ['[{"name": "f", "arguments": {"a": 1, "a": 2}}]'])
