@@ -132,6 +132,9 @@ class Call:
         _set(call, "arguments", MappingProxyType(arguments))
         return call
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle the arguments, not their read-only view
+        return Call, (self.name, dict(self.arguments))
+
     def to_dict(self) -> dict[str, Any]:
         """``{"name": ..., "arguments": {...}}`` with plain dicts, JSON-serialisable."""
         return {"name": self.name, "arguments": _plain(self.arguments)}
@@ -153,6 +156,9 @@ class NestedAnswer:
 
     def __repr__(self) -> str:
         return f"NestedAnswer({dict(self.fields)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle the fields, not their read-only view
+        return _read_only, (NestedAnswer, (), dict(self.fields))
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +229,9 @@ class GoldCall:
         )
         return f"{self.name}({', '.join(args)})"
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle the arguments, not their read-only view
+        return _read_only, (GoldCall, (self.name,), dict(self.arguments))
+
     @classmethod
     def from_call(cls, call: Call) -> GoldCall:
         """A gold call accepting exactly the call's values (an :class:`AnyOf` kept as given)."""
@@ -230,6 +239,11 @@ class GoldCall:
             k: v if isinstance(v, AnyOf) else AnyOf._of((v,), False) for k, v in call.arguments.items()
         }
         return cls(call.name, MappingProxyType(args))
+
+
+def _read_only(cls: type, head: tuple[Any, ...], mapping: dict[str, Any]) -> Any:
+    """``cls(*head, <read-only view of mapping>)``: how a gold call or nested answer unpickles."""
+    return cls(*head, MappingProxyType(mapping))
 
 
 # --------------------------------------------------------------------------- JSON text

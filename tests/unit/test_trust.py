@@ -401,3 +401,19 @@ def test_float32_values_read_as_the_decimal_they_hold() -> None:
     assert ToolCallMetric().compute(pred, gold)["f1"] == 1.0
     assert toolcall_f1.load().compute(predictions=pred, references=gold)["f1"] == 1.0
     assert ToolCallMetric().compute(pred, [[("f", {"a": np.float16(0.1), "b": [0.2, 2.5]})]])["f1"] == 1.0
+
+
+def test_calls_gold_calls_and_scores_pickle() -> None:
+    # they hold read-only argument views (mappingproxy), which pickle refused: a Score could not
+    # come back from a process pool (ProcessPoolExecutor.map(metric, preds, refs))
+    from toolcall_f1 import AnyOf, Call
+
+    call = Call("f", {"a": [1, {"b": 2}]})
+    again = pickle.loads(pickle.dumps(call))
+    assert again == call and type(again.arguments) is type(call.arguments)
+    bfcl = ToolCallMetric("arg", reference_format="bfcl")("[f(a={'x': 1}, u='c')]", [{"f": {"a": [{"x": [1, 2]}], "u": ["c", ""]}}])
+    plain = ToolCallMetric("arg")("[f(u='c')]", [Call("f", {"u": AnyOf("c", "celsius", optional=True)})])
+    for score in (bfcl, plain):
+        back = pickle.loads(pickle.dumps(score))
+        assert repr(back) == repr(score) and back.counts == score.counts
+        assert type(back.golds[0].arguments) is type(score.golds[0].arguments)
