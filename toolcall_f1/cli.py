@@ -31,6 +31,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 import tempfile
 import warnings
@@ -855,16 +856,20 @@ class _Details:
     """``--details``: one JSON line per example, held in a temporary file (on disk past 1 MB,
     so memory stays bounded) and written to ``--details FILE`` or stdout only once the run has
     scores. A run that stops on unusable input (exit 2) prints nothing on stdout, with or
-    without ``--details``, and leaves FILE empty: no half output to be taken for a result."""
+    without ``--details``, and leaves FILE as it was (an earlier run's details are kept): no
+    half output to be taken for a result."""
 
-    def __init__(self, dest: TextIO, stack: contextlib.ExitStack) -> None:
+    def __init__(self, dest: TextIO, stack: contextlib.ExitStack, replace: bool = False) -> None:
         self.dest = dest
+        self.replace = replace  # a regular FILE, opened for appending: emptied only in publish
         self.rows: tempfile.SpooledTemporaryFile[str] = stack.enter_context(
             tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8", errors="backslashreplace")
         )
 
     def publish(self) -> None:
-        """Copy the rows to their destination."""
+        """Copy the rows to their destination (a FILE's earlier content replaced)."""
+        if self.replace:
+            self.dest.truncate(0)
         self.rows.seek(0)
         while chunk := self.rows.read(1 << 16):
             _write(self.dest, chunk)
@@ -872,7 +877,8 @@ class _Details:
 
 
 def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout: TextIO) -> _Details | None:
-    """Where ``--details`` go, checked and opened (a FILE is emptied) before any example is read."""
+    """Where ``--details`` go, checked and opened (a FILE is left as it is until the run has
+    scores) before any example is read."""
     if args.details is None:
         return None
     if args.details == "-":
@@ -882,10 +888,10 @@ def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout:
                 and os.path.samefile(given, args.details):
             raise InputError(f"{args.details}: --details would overwrite an input file; write the details elsewhere")
     try:
-        dest = stack.enter_context(open(args.details, "w", encoding="utf-8", errors="backslashreplace"))
+        dest = stack.enter_context(open(args.details, "a", encoding="utf-8", errors="backslashreplace"))
     except OSError as err:
         raise InputError(f"{args.details}: cannot write details: {err.strerror or err}") from None
-    return _Details(dest, stack)
+    return _Details(dest, stack, replace=stat.S_ISREG(os.fstat(dest.fileno()).st_mode))
 
 
 def _progress_bar(args: argparse.Namespace, stack: contextlib.ExitStack, size: int | None) -> Any:

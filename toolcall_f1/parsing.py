@@ -1333,7 +1333,7 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
         return []
     if value is not _NOT_JSON and not isinstance(value, str):
         return coerce_structured(value, parse_text=lambda t: reader(t, ctx), gold=True)
-    calls = reader(text if value is _NOT_JSON else value, ctx)
+    calls = reader(value if isinstance(value, str) else text, ctx)  # a JSON string holds the text
     if not calls and body.strip() and value != "":
         raise ToolCallParseError(
             "no call can be read from this reference text (a format the reader does not know?); "

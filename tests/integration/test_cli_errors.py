@@ -207,7 +207,7 @@ def test_details_after_bad_input_are_not_printed(
     details = tmp_path / "d.jsonl"
     details.write_text("an older run's details\n", encoding="utf-8")
     assert score(capsys, "--input", str(path), "-o", fmt, "--details", str(details), *stop) == plain
-    assert details.read_text(encoding="utf-8") == ""
+    assert details.read_text(encoding="utf-8") == "an older run's details\n"  # kept, not emptied
 
 
 def test_details_of_a_run_with_scores_are_all_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -218,6 +218,7 @@ def test_details_of_a_run_with_scores_are_all_written(tmp_path: Path, capsys: py
     assert rc == 0 and len(out) > 1 << 20
     *written, summary = [json.loads(line) for line in out.splitlines()]
     assert [d["index"] for d in written] == list(range(6_000)) and summary["num_examples"] == 6_000
+    details.write_text("an older run's details, longer than nothing\n" * 100_000, encoding="utf-8")
     assert score(capsys, "--input", str(inp), "-o", "json", "--details", str(details))[:2] == (0, json.dumps(summary) + "\n")
     assert details.read_text(encoding="utf-8").splitlines() == out.splitlines()[:-1]
 
