@@ -482,8 +482,11 @@ class _Reader:
         chat message whose content holds the calls, or a call object (:meth:`call_object`)."""
         kind = obj.get("type")
         fn = obj.get("function")
-        if isinstance(fn, Mapping) and "name" in fn and kind in (None, "function"):
-            return [self.call(fn.get("name"), fn.get("arguments", fn.get("parameters")))]
+        if isinstance(fn, Mapping) and kind in (None, "function"):
+            if "name" in fn:
+                return [self.call(fn.get("name"), fn.get("arguments", fn.get("parameters")))]
+            if any(key in fn for key in _NAMED_CALL_ARG_KEYS):  # not a call to a tool named "function"
+                raise self.error('a "function" object with arguments needs a "name"')
         if "tool_calls" in obj:  # an assistant message's: a list of structured calls, never text
             held = plain_json(obj["tool_calls"])
             if held is None or isinstance(held, (list, tuple)):
@@ -507,9 +510,12 @@ class _Reader:
         BFCL's single-key ``{name: {args}}`` (the arguments may be JSON text)."""
         name = obj.get("name")
         if isinstance(name, str):
-            for key in _ARG_KEYS:
-                if key in obj:
-                    return self.call(name, obj[key])
+            given = [key for key in _ARG_KEYS if key in obj]
+            if any(not strictly_identical(obj[key], obj[given[0]]) for key in given[1:]):
+                raise self.error(f"call {name!r} is given two different argument objects "
+                                 f"({given[0]!r} and {given[1]!r})")
+            if given:
+                return self.call(name, obj[given[0]])
             if set(obj) <= {"name", "id", "type"}:
                 return self.call(name, None)
         for key in _NAMED_CALL_ARG_KEYS:  # not BFCL's call to a tool named "arguments": a name is missing

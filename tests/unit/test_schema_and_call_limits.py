@@ -127,3 +127,19 @@ def test_a_json_object_giving_a_key_two_values_is_a_parse_error_naming_the_key()
         ToolCallMetric().compute(["[f(a=2)]"], [ref])
     with pytest.raises(ToolCallParseError, match="duplicate key 'x'"):
         ToolCallMetric(reference_format="bfcl").compute(["[f(x=1)]"], ['[{"f": {"x": [1], "x": [2]}}]'])
+
+
+@pytest.mark.parametrize("obj", [{"function": {"arguments": "{}"}}, {"type": "function", "function": {"parameters": {}}}],
+                         ids=["bare-function", "typed-function"])
+def test_an_openai_function_object_without_a_name_is_a_parse_error(obj: dict[str, Any]) -> None:
+    # was a call to a tool named "function", its arguments object read as an argument
+    with pytest.raises(ToolCallParseError, match='a "function" object with arguments needs a "name"'):
+        coerce_structured([obj])
+    assert coerce_structured([{"function": {"x": 1}}])[0].name == "function"  # BFCL's {name: {args}} shape
+
+
+def test_a_call_object_giving_two_different_argument_objects_is_a_parse_error() -> None:
+    # was read with "arguments" and "parameters" silently dropped
+    with pytest.raises(ToolCallParseError, match="call 'f' is given two different argument objects"):
+        coerce_structured([{"name": "f", "arguments": {"a": 1}, "parameters": {"a": 2}}])
+    assert coerce_structured([{"name": "f", "arguments": {"a": 1}, "parameters": {"a": 1}}])[0].arguments == {"a": 1}
