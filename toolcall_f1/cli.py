@@ -521,9 +521,9 @@ SCORE_EPILOG = """\
 what the numbers mean:
   f1, precision, recall  micro-averaged: weighted counts summed over all examples, then
                          divided (1.0 when nothing was expected and nothing predicted)
-  exact_match            share of the examples whose prediction could be read, whose gold
-                         calls are all matched exactly, with no extra call (BFCL's accuracy;
-                         weights do not enter it)
+  exact_match            the share of ALL examples that are exact: prediction read, every
+                         gold call matched exactly, no extra call (BFCL's accuracy; weights
+                         do not enter it)
   tp, fp, fn             weighted counts: a call counts its tool's weight (1 unless --tools
                          or --weights set one); with --level arg, each argument too
   num_examples           examples scored
