@@ -264,8 +264,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An object's pairs as a dict; a key given two values is a parse error (``json.loads`` keeps the last)."""
     obj = dict(pairs)
     if len(obj) < len(pairs):
-        for key, value in pairs:  # the identical value twice is one key, as f(a=1, a=1)
-            if not strictly_identical(value, obj[key]):
+        first: dict[str, Any] = {}
+        for key, value in pairs:  # only a repeated key's values are compared: linear time
+            if key not in first:
+                first[key] = value
+            elif not strictly_identical(value, first[key]):  # the same value twice is one key, as f(a=1, a=1)
                 raise ToolCallParseError(f"duplicate key {key!r} with different values", format="json")
     return obj
 

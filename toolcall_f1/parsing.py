@@ -1033,6 +1033,8 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
     try:
         return _read_whole(t, ctx)
     except ToolCallParseError as whole_err:
+        if _json_with_a_bad_value(t):  # a whole JSON document: its strings are data, not prose
+            raise whole_err from None
         calls, attempted = _scan_prose(t, ctx, whole_err.format)
         if attempted:
             return calls
@@ -1043,6 +1045,20 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
 
 
 _EMPTY_LIST_LINE = re.compile(r"\[\][ \t]*\r?\n")
+
+
+def _json_with_a_bad_value(text: str) -> bool:
+    """One well-formed JSON document that the strict decoder refuses (a key given two values,
+    NaN, a number out of range)."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    try:
+        _DECODER.decode(text)
+    except (ValueError, RecursionError):  # ToolCallParseError is a ValueError
+        return True
+    return False
 
 
 @_register("auto")

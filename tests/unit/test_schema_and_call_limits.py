@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from toolcall_f1 import ToolCallMetric, ToolCallParseError, type_ok
+from toolcall_f1 import ToolCallMetric, ToolCallParseError, parse_calls, type_ok
 from toolcall_f1.calls import coerce_structured, load_json
 from toolcall_f1.schema import compile_tools
 
@@ -143,3 +143,25 @@ def test_a_call_object_giving_two_different_argument_objects_is_a_parse_error() 
     with pytest.raises(ToolCallParseError, match="call 'f' is given two different argument objects"):
         coerce_structured([{"name": "f", "arguments": {"a": 1}, "parameters": {"a": 2}}])
     assert coerce_structured([{"name": "f", "arguments": {"a": 1}, "parameters": {"a": 1}}])[0].arguments == {"a": 1}
+
+
+@pytest.mark.parametrize("text", ['{"summary": "[lookup(id=1)]", "status": "ok", "status": "done"}',
+                                  '{"a": "call: f(x=1)", "b": 1, "b": 2}'], ids=["call-in-a-string", "prose-call"])
+def test_a_json_document_refused_for_a_duplicate_key_is_not_scanned_as_prose(text: str) -> None:
+    # the refused document fell through to the prose scan, which read calls out of its strings
+    score = ToolCallMetric()(text, "[]")
+    assert (score.parse_error is not None, score.fp) == (True, 0.0)
+    assert "duplicate key" in str(score.parse_error)
+
+
+def test_the_duplicate_key_check_is_linear_in_the_nesting() -> None:
+    # each object holding a repeated key compared every value with itself: size x depth
+    # (160 KB nested 60 deep took 14 s; now each repeated key's values alone are compared)
+    import time
+
+    value = "[" + ",".join(["[1]"] * 40_000) + "]"
+    for _ in range(60):
+        value = '{"x": %s, "y": 1, "y": 1}' % value
+    started = time.process_time()
+    (call,) = parse_calls('{"name": "f", "arguments": %s}' % value, format="json")
+    assert call.name == "f" and time.process_time() - started < 5  # a guard against a hang, not a benchmark
