@@ -559,6 +559,9 @@ class _Lazy:
             self.check = _compile(self.schema, self.unions)
         return self.check(value)
 
+    def __reduce__(self) -> tuple[Any, ...]:  # the schema, not its compiled chain (far deeper)
+        return _Lazy, (self.schema, self.unions)
+
 
 class _Node:
     """A schema with a union or a type list: the value passes one of the union's ``members``

@@ -161,7 +161,20 @@ def test_the_duplicate_key_check_is_linear_in_the_nesting() -> None:
 
     value = "[" + ",".join(["[1]"] * 40_000) + "]"
     for _ in range(60):
-        value = '{"x": %s, "y": 1, "y": 1}' % value
+        value = f'{{"x": {value}, "y": 1, "y": 1}}'
     started = time.process_time()
-    (call,) = parse_calls('{"name": "f", "arguments": %s}' % value, format="json")
+    (call,) = parse_calls(f'{{"name": "f", "arguments": {value}}}', format="json")
     assert call.name == "f" and time.process_time() - started < 5  # a guard against a hang, not a benchmark
+
+
+def test_a_metric_pickles_after_its_schemas_were_compiled_for_a_deep_value() -> None:
+    # the checks compiled lazily for a 55-deep value (within every limit) made pickling recurse
+    schema: Any = {"type": "integer"}
+    value: Any = 1
+    for _ in range(55):
+        schema = {"anyOf": [{"type": "array", "items": schema}, {"type": "null"}]}
+        value = [value]
+    metric = ToolCallMetric("arg", tools=_tools(schema))
+    assert metric.compute([[("f", {"x": value})]], [[("f", {"x": value})]])["f1"] == 1.0
+    copy = pickle.loads(pickle.dumps(metric))
+    assert copy.compute([[("f", {"x": value})]], [[("f", {"x": [value]})]])["f1"] == 0.5  # the name agrees, x not
