@@ -16,12 +16,12 @@ This module is an edge of the package: it never imports ``trl`` (or torch), so
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import Score, ToolCallMetric
+from .cli import loads_strict
 from .memo import content_key
 from .values import is_plain_json
 
@@ -403,9 +403,10 @@ def _read_tools(value: Any, where: str) -> list[Mapping[str, Any]] | None:
 
 
 def _json(text: str, where: str) -> Any:
+    """Tool schemas given as JSON text, read as the CLI reads them (a key named twice is an error)."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as err:
+        return loads_strict(text)
+    except (ValueError, RecursionError) as err:  # DuplicateKeyError is a ValueError
         raise ValueError(f"{where}: invalid JSON ({err})") from None
 
 

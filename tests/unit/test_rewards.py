@@ -327,11 +327,13 @@ def test_malformed_bfcl_reference() -> None:
     ("bad", "message"),
     [
         ("[{", r"invalid JSON"),
+        ('[{"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}, '
+         '"properties": {"x": {"type": "string"}}}}]', r"duplicate key 'properties'"),  # was the second, silently
         (42, r"expected a list of tool schemas \(or its JSON\), got int"),
         ([42], r"tool 0: expected a schema object, got int"),
         ([{"name": "f", "parameters": {"type": "object"}, "importance": -1}], r"tool 'f' importance must be"),
     ],
-    ids=["json", "number", "item", "bad-importance"],
+    ids=["json", "duplicate-key", "number", "item", "bad-importance"],
 )
 def test_malformed_tools_name_column_and_row(bad: Any, message: str) -> None:
     with pytest.raises(ValueError, match=r"^ToolCallReward: column 'tools', row 1 \(prompt 'prompt 1'\).*" + message):
