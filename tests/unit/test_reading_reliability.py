@@ -233,3 +233,13 @@ def test_a_call_after_a_label_in_prose_is_a_call_attempt() -> None:
         parse_calls("Note: max(a, b) returns the larger.")
     assert parse_calls("Note: max(a, b) returns the larger.", tools=MAX_TOOL) == [Call("max", {"a": "a", "b": "b"})]
     assert parse_calls("The function max(a, b) returns the larger.") == []
+
+
+@pytest.mark.parametrize("fmt", ["auto", "json"])
+@pytest.mark.parametrize("message", [{"role": "assistant", "content": "[f(a=2)]"},
+                                     [{"role": "assistant", "content": '{"name": "f", "arguments": {"a": 2}}'}],
+                                     {"role": "assistant", "content": "It is sunny."}],
+                         ids=["python-content", "json-content", "prose-content"])
+def test_a_message_as_json_text_reads_like_the_message_itself(fmt: str, message: object) -> None:
+    # the text's content was never read: zero calls, where the decoded message gave the call
+    assert parse_calls(json.dumps(message), format=fmt) == parse_calls(message, format="auto")
