@@ -851,11 +851,11 @@ def _json_values(text: str, fmt: str, separators: str = " \t\r\n,;") -> list[Any
     return values
 
 
-def _calls_from_json(text: str, fmt: str, parse_text: Callable[[str], list[Call]]) -> list[Call]:
+def _calls_from_json(text: str, fmt: str, ctx: Context) -> list[Call]:
     """Calls from JSON text, read as the decoded value would be (a message's text ``content``
-    through ``parse_text``, as :func:`read_any` reads it)."""
+    through the auto reader, as :func:`read_any` reads it)."""
     values = _json_values(text, fmt)
-    return coerce_structured(values[0] if len(values) == 1 else values, fmt=fmt, parse_text=parse_text)
+    return coerce_structured(values[0] if len(values) == 1 else values, fmt=fmt, parse_text=lambda t: read_auto(t, ctx))
 
 
 @_register("json")
@@ -874,7 +874,7 @@ def read_json(text: str, ctx: Context) -> list[Call]:
     text = text.strip()
     if not text or text == "[]":
         return []
-    return _calls_from_json(text, "json", lambda t: read_auto(t, ctx))
+    return _calls_from_json(text, "json", ctx)
 
 
 def _shape_check(calls_data: Any, fmt: str, ok: Callable[[Any], bool], expected: str) -> None:
@@ -1009,7 +1009,7 @@ def _read_whole(text: str, ctx: Context) -> list[Call]:
         try:
             if text[0] == "{" and _json_answer(text):
                 return []
-            return _calls_from_json(text, "json", lambda t: read_auto(t, ctx))
+            return _calls_from_json(text, "json", ctx)
         except ToolCallParseError as json_err:
             try:  # a Python-literal rendering of JSON calls: [{'name': 'f', ...}]
                 return _python_whole(text, ctx)
