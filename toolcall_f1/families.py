@@ -18,9 +18,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .calls import MAX_DEPTH, Call, ToolCallParseError, check_text_limits, coerce_structured
+from .calls import JSON_DECODER, MAX_DEPTH, Call, ToolCallParseError, check_text_limits, coerce_structured
 from .parsing import (
-    _DECODER,
     Block,
     BlockReader,
     Context,
@@ -196,7 +195,7 @@ def _tag_family(fmt: str, opener: str, close: str | None) -> tuple[Reader, Block
 
 
 def _json_exact(s: str) -> Any:
-    value, end = _DECODER.raw_decode(s)
+    value, end = JSON_DECODER.raw_decode(s)
     if end != len(s):
         raise ValueError("extra data")
     return value

@@ -827,8 +827,6 @@ def read_python(text: str, ctx: Context) -> list[Call]:
 # --------------------------------------------------------------------------- JSON
 
 
-_DECODER = JSON_DECODER
-
 
 def _json_values(text: str, fmt: str, separators: str = " \t\r\n,;") -> list[Any]:
     """One or more JSON values written one after another (JSON lines, ``;``-separated)."""
@@ -842,7 +840,7 @@ def _json_values(text: str, fmt: str, separators: str = " \t\r\n,;") -> list[Any
         if pos >= n:
             break
         try:
-            value, pos = _DECODER.raw_decode(text, pos)
+            value, pos = JSON_DECODER.raw_decode(text, pos)
         except ToolCallParseError as err:
             raise _err(err.reason, fmt, text) from None
         except (ValueError, RecursionError) as err:
@@ -979,7 +977,7 @@ _JSON_LIST_START = re.compile(r"\[\s*[{\"]")
 def _decode_at(text: str, pos: int, fmt: str) -> tuple[Any, int]:
     """One JSON value starting at ``pos``: ``(value, end)``; a parse error naming the offset."""
     try:
-        return _DECODER.raw_decode(text, pos)
+        return JSON_DECODER.raw_decode(text, pos)
     except ToolCallParseError as err:
         raise err_at(fmt, err.reason, text, pos) from None
     except json.JSONDecodeError as err:
@@ -997,7 +995,7 @@ def _json_answer(text: str) -> bool:
     """A JSON object that is an answer, not a call: several keys, none a call's key
     (``{"amount": 12.5, "date": "2025-12-03"}`` — structured output)."""
     try:
-        value = _DECODER.decode(text)
+        value = JSON_DECODER.decode(text)
     except (ValueError, RecursionError, ToolCallParseError):
         return False
     return isinstance(value, dict) and len(value) > 1 and not (_CALL_KEYS & value.keys())
@@ -1055,7 +1053,7 @@ def _json_with_a_bad_value(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     try:
-        _DECODER.decode(text)
+        JSON_DECODER.decode(text)
     except (ValueError, RecursionError):  # ToolCallParseError is a ValueError
         return True
     return False
