@@ -23,14 +23,16 @@ from .calls import (
     JSON_DECODER,
     MAX_DEPTH,
     Call,
+    DuplicateKeyError,
     ToolCallParseError,
     check_text_limits,
     coerce_structured,
     normalize_value,
+    put_once,
 )
 from .schema import compile_tools, merge_tools
 from .templates import template_reader
-from .values import resolve_name_canonicalizer, strictly_identical
+from .values import resolve_name_canonicalizer
 
 __all__ = ["parse_calls", "FORMATS", "Context", "parse_text", "register_format", "unregister_format"]
 
@@ -218,6 +220,18 @@ def err_at(fmt: str, msg: str, text: str, pos: int) -> ToolCallParseError:
     return ToolCallParseError(f"{msg} at character {pos}", format=fmt, snippet=text[pos : pos + 120])
 
 
+_AT_CHARACTER = re.compile(r"at character (\d+)")
+
+
+def shifted(err: ToolCallParseError, lo: int) -> ToolCallParseError:
+    """``err`` from reading a piece of a text that starts at offset ``lo``, its ``at character``
+    counted in the whole text."""
+    if not lo:
+        return err
+    reason = _AT_CHARACTER.sub(lambda m: f"at character {int(m.group(1)) + lo}", err.reason, count=1)
+    return ToolCallParseError(reason, format=err.format, snippet=err.snippet)
+
+
 _JSON_NAMES = {"true": True, "false": False, "null": None}
 
 
@@ -259,9 +273,10 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool | str = True) 
             if not isinstance(key, str):
                 raise _err(f"dict keys must be strings, got {ast.unparse(k)}", fmt)
             value = _literal(v, fmt, depth + 1, names)
-            if key in out and not strictly_identical(out[key], value):
-                raise _err(f"duplicate key {key!r} with different values in a dict", fmt, ast.unparse(node))
-            out[key] = value
+            try:
+                put_once(out, key, value, fmt)
+            except DuplicateKeyError as err:
+                raise _err(err.reason, fmt, ast.unparse(node)) from None
         return out
     if isinstance(node, ast.Name):
         if names == "json" and node.id in _JSON_NAMES:
@@ -316,14 +331,10 @@ def _call_from_ast(node: ast.Call, ctx: Context, fmt: str, names: bool | str = T
         if kw.arg is None:
             raise _err("'**kwargs' is not allowed in a call", fmt, ast.unparse(node))
         value = _literal(kw.value, fmt, names=names)
-        if kw.arg in args:
-            if not strictly_identical(args[kw.arg], value):
-                raise _err(
-                    f"argument {kw.arg!r} of {name!r} given twice with different values", fmt,
-                    ast.unparse(node),
-                )
-            continue
-        args[kw.arg] = value
+        try:
+            put_once(args, kw.arg, value, fmt, "argument")
+        except DuplicateKeyError as err:
+            raise _err(err.reason, fmt, ast.unparse(node)) from None
     return Call(name, normalize_value(args, fmt=fmt))
 
 
@@ -747,7 +758,10 @@ def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -
         if (pos == 0 or text[pos - 1] == "\n") and _fence_at(text, pos, line_end):
             close, close_end = nxt.search(_FENCE_CLOSE, line_end) if line_end < n else (-1, -1)
             body = text[line_end + 1 : close] if close >= 0 else text[line_end + 1 :]
-            found, tried = _read_block_plain(body, ctx, fmt, json_calls)
+            try:
+                found, tried = _read_block_plain(body, ctx, fmt, json_calls)
+            except ToolCallParseError as err:  # counted from the body's first character, as stripped
+                raise shifted(err, line_end + 1 + len(body) - len(body.lstrip())) from None
             calls.extend(found)
             attempted = attempted or tried
             if close < 0:
@@ -760,9 +774,9 @@ def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -
             pos = line_end + 1
             continue
         attempted = True
-        if kind == "json":
-            value, end = _decode_at(text, start, fmt)
-            calls.extend(coerce_structured(value, fmt=fmt))
+        if kind == "json":  # a JSON call object: its errors are the JSON reader's
+            value, end = _decode_at(text, start, "json")
+            calls.extend(coerce_structured(value, fmt="json"))
         else:
             while start < n and text[start] in "` \t":
                 start += 1
@@ -1018,12 +1032,25 @@ def _read_whole(text: str, ctx: Context) -> list[Call]:
 
 def read_plain(text: str, ctx: Context) -> list[Call]:
     """Text with no family marker: JSON or Python calls, as the whole text or wherever they
-    stand in prose (fences, labels, several lists); prose with no call is zero calls."""
-    t = text.strip()
-    if t.startswith("`") and t.endswith("`") and not t.startswith("```"):
-        t = t.strip("`").strip()
+    stand in prose (fences, labels, several lists); prose with no call is zero calls. An error's
+    ``at character`` counts in ``text`` as given."""
+    t = text.lstrip()
+    lead = len(text) - len(t)
+    if t.startswith("`") and not t.startswith("```") and t.rstrip().endswith("`"):
+        unticked = t.lstrip("`").lstrip()
+        lead += len(t) - len(unticked)
+        t = unticked.rstrip().rstrip("`")
+    t = t.rstrip()
     if not t or t == "[]" or _next_hint(t, 0, NextFinder(t)) < 0:
         return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
+    try:
+        return _read_plain_stripped(t, ctx)
+    except ToolCallParseError as err:
+        raise shifted(err, lead) from None
+
+
+def _read_plain_stripped(t: str, ctx: Context) -> list[Call]:
+    """:func:`read_plain` of text stripped of white space (and inline-code backticks)."""
     if t[0] == "`":  # a fence: never a call form as a whole (Python and JSON have no backticks)
         calls, attempted = _scan_prose(t, ctx, "python")
         if attempted:
@@ -1089,6 +1116,9 @@ def _read_mixed(text: str, ctx: Context, seen: frozenset[str]) -> list[Call]:
     hit = _first_marker(text, seen)
     if hit is None:
         return read_plain(text, ctx)
+    whole = _one_value(text, ctx) if hit[1] > 0 else None
+    if whole is not None:
+        return whole  # every marker stands in a string of one JSON or Python value: data
     family, start = hit
     blocks_of = _BLOCKS.get(family)
     if blocks_of is None:  # a reader registered without blocks reads the rest itself
@@ -1098,6 +1128,21 @@ def _read_mixed(text: str, ctx: Context, seen: frozenset[str]) -> list[Call]:
     if blocks is None:  # the marker announced no call of this family: read on
         return _read_mixed(text, ctx, inner)
     return read_around(text, blocks, ctx, functools.partial(_read_mixed, seen=inner))
+
+
+def _one_value(text: str, ctx: Context) -> list[Call] | None:
+    """The calls of ``text`` when the whole of it (or of its one Markdown fence) is one JSON
+    document or Python call form (``{"name": "f", "arguments": {"text": "<tool_call>"}}``); else
+    None. A family marker inside it is then inside a string: data, not a call."""
+    t = text.strip()
+    if t.startswith("```") and t.endswith("```") and "\n" in t and t.count("```") == 2:
+        t = t[t.index("\n") + 1 : -3].strip()
+    if not t or not (t[0] in "{[" or _ATTEMPT.match(t)):
+        return None
+    try:
+        return _read_whole(t, ctx)
+    except ToolCallParseError:
+        return None
 
 
 def _first_marker(text: str, seen: frozenset[str]) -> tuple[str, int] | None:
@@ -1137,9 +1182,6 @@ def read_around(
     return calls
 
 
-_AT_CHARACTER = re.compile(r"at character (\d+)")
-
-
 def _read_gap(
     text: str, lo: int, hi: int, ctx: Context, read_gap: Callable[[str, Context], list[Call]]
 ) -> list[Call]:
@@ -1153,8 +1195,7 @@ def _read_gap(
     except ToolCallParseError as err:
         if lo == 0 and find_marker(piece) is None:
             return []  # prose before the first block, with no marker: left alone, as before
-        reason = _AT_CHARACTER.sub(lambda m: f"at character {int(m.group(1)) + lo}", err.reason, count=1)
-        raise ToolCallParseError(reason, format=err.format, snippet=err.snippet) from None
+        raise shifted(err, lo) from None
 
 
 def _calls_before(prefix: str, ctx: Context) -> list[Call]:
