@@ -1113,46 +1113,74 @@ def _read_mixed(text: str, ctx: Context, seen: frozenset[str]) -> list[Call]:
     """``"auto"`` on ``text``, where the families in ``seen`` have already read their blocks
     (their markers left in the text are data). Each level adds one family to ``seen``, so the
     recursion is at most one level per family, and each level reads disjoint pieces: linear."""
-    hit = _first_marker(text, seen)
+    hit, split = _live_marker(text, seen)
     if hit is None:
         return read_plain(text, ctx)
-    whole = _one_value(text, ctx) if hit[1] > 0 else None
-    if whole is not None:
-        return whole  # every marker stands in a string of one JSON or Python value: data
+    head: list[Call] = []
+    if split:  # the markers before ``split`` stand inside calls written as JSON or Python: data
+        head = read_plain(text[:split], ctx)
+        text = " " * split + text[split:]  # blanked, so that offsets stay those of the whole text
     family, start = hit
     blocks_of = _BLOCKS.get(family)
     if blocks_of is None:  # a reader registered without blocks reads the rest itself
-        return _calls_before(text[:start], ctx) + FORMATS[family](text, ctx)
+        return head + _calls_before(text[:start], ctx) + FORMATS[family](text, ctx)
     blocks = blocks_of(text, ctx)
     inner = seen | {family}
     if blocks is None:  # the marker announced no call of this family: read on
-        return _read_mixed(text, ctx, inner)
-    return read_around(text, blocks, ctx, functools.partial(_read_mixed, seen=inner))
+        return head + _read_mixed(text, ctx, inner)
+    return head + read_around(text, blocks, ctx, functools.partial(_read_mixed, seen=inner))
 
 
-def _one_value(text: str, ctx: Context) -> list[Call] | None:
-    """The calls of ``text`` when the whole of it (or of its one Markdown fence) is one JSON
-    document or Python call form (``{"name": "f", "arguments": {"text": "<tool_call>"}}``); else
-    None. A family marker inside it is then inside a string: data, not a call."""
-    t = text.strip()
-    if t.startswith("```") and t.endswith("```") and "\n" in t and t.count("```") == 2:
-        t = t[t.index("\n") + 1 : -3].strip()
-    if not t or not (t[0] in "{[" or _ATTEMPT.match(t)):
-        return None
-    try:
-        return _read_whole(t, ctx)
-    except ToolCallParseError:
-        return None
-
-
-def _first_marker(text: str, seen: frozenset[str]) -> tuple[str, int] | None:
-    """The earliest marker of a family not in ``seen`` (scanning on past the others)."""
-    pos = 0
+def _first_marker(text: str, seen: frozenset[str], pos: int = 0) -> tuple[str, int] | None:
+    """The earliest marker at or after ``pos`` of a family not in ``seen`` (scanning on past the others)."""
     while True:
         hit = find_marker(text, pos)
         if hit is None or hit[0] not in seen:
             return hit
         pos = hit[1] + 1
+
+
+# where a call written without markers may begin: a JSON object or list of objects, or "name("
+_VALUE_START = re.compile(r'\{[ \t\r\n]*"|\[[ \t\r\n]*\{|[A-Za-z_][\w.]*\(')
+_SPAN_DECODER = json.JSONDecoder()  # only where a JSON value ends: its content is read later
+
+
+def _live_marker(text: str, seen: frozenset[str]) -> tuple[tuple[str, int] | None, int]:
+    """The first marker (of a family not in ``seen``) that does not stand inside a JSON value or
+    a Python call begun before it (``{"name": "f", "arguments": {"code": "<tool_call>"}}``), and
+    where the text before it that holds such values ends (0 when there is none). One pass: each
+    value is measured once, and the scan resumes past it."""
+    split = 0
+    hit = _first_marker(text, seen)
+    while hit is not None:
+        end = _value_around(text, split, hit[1])
+        if end is None:
+            if split:  # a fence closed before the marker's line stays whole
+                split = max(split, text.rfind("\n", split, hit[1]) + 1)
+            return hit, split
+        split = end
+        hit = _first_marker(text, seen, end)
+    return None, split
+
+
+def _value_around(text: str, lo: int, at: int) -> int | None:
+    """The end of the JSON value or Python call begun in ``text[lo:at]`` that runs past ``at``;
+    None when none does (the first one that cannot be measured ends the search)."""
+    pos = lo
+    while True:
+        m = _VALUE_START.search(text, pos, at)
+        if m is None:
+            return None
+        try:
+            if m.group()[-1] == "(":
+                end = _balanced_end(text, m.end() - 1, "python")
+            else:
+                _, end = _SPAN_DECODER.raw_decode(text, m.start())
+        except (ValueError, RecursionError):  # ToolCallParseError (unbalanced) is a ValueError
+            return None
+        if end > at:
+            return end
+        pos = end
 
 
 def read_around(
@@ -1368,9 +1396,11 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
     - a JSON document (bare or alone in a Markdown fence) is the value it holds, read exactly
       as that value given decoded (a call list, a message, ``[]``; ``null`` is zero calls),
       so a JSON shape that is not a call is an error, never zero calls;
-    - other text goes through the ``fmt`` reader; blank text is zero calls, and text in which
-      no call can be read raises: prose there is most likely a call format the reader does
-      not know, and zero expected calls would be a silently wrong score.
+    - other text goes through the ``fmt`` reader; blank text is zero calls, and so is text
+      that writes an empty list of calls (:func:`_says_no_call`: ``<think>…</think>[]``,
+      ``[TOOL_CALLS][]``, ``[]  # no call``). Text in which no call can be read raises: prose
+      there is most likely a call format the reader does not know (or, with a format named,
+      text in another format), and zero expected calls would be a silently wrong score.
 
     For a prediction, by contrast, prose is the model choosing not to call.
     """
@@ -1388,15 +1418,47 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
         return []
     if value is not _NOT_JSON and not isinstance(value, str):
         return coerce_structured(value, parse_text=lambda t: reader(t, ctx), gold=True)
-    calls = reader(value if isinstance(value, str) else text, ctx)  # a JSON string holds the text
-    if not calls and body.strip() and value != "":
+    if isinstance(value, str):  # a JSON string holds the text
+        text = value
+    calls = reader(text, ctx)
+    if not calls and text.strip() and not _says_no_call(text, fmt):
+        named = fmt != "auto"
         raise ToolCallParseError(
-            "no call can be read from this reference text (a format the reader does not know?); "
-            "write [] for an example where no call is expected",
-            format=fmt if isinstance(fmt, str) else "response_template",
+            "no call can be read from this reference text ("
+            + ("the format named found no call: is the text in another format?" if named
+               else "a format the reader does not know?")
+            + "); write [] for an example where no call is expected",
+            format=fmt if isinstance(fmt, str) else str(fmt),
             snippet=text,
         )
     return calls
+
+
+_EMPTY_LIST = re.compile(r"\[\s*\]")
+
+
+def _says_no_call(text: str, fmt: Any) -> bool:
+    """Does reference text read as zero calls because it writes an empty list of calls?
+
+    After its reasoning, ``[]`` comes first — alone, or before prose or a comment
+    (``<think>…</think>\\n[]``, ``[]  # no call``) — or right after a call marker of the format
+    read (``[TOOL_CALLS][]``, ``<tool_call>[]</tool_call>``, ``functools[]``; for Harmony, the
+    final channel's message: ``<|channel|>final<|message|>[]``). Anything else that reads as no
+    call (prose, reasoning alone, a Harmony answer in words) is not read as "no call": it may
+    be calls in a format the reader does not know.
+    """
+    t = prepare_text(text).lstrip()
+    hit = find_marker(t)
+    if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in _ALIASES.get(hit[0], ())):
+        if hit[0] == "harmony":
+            final = t.rfind("<|channel|>final")
+            body = t.find("<|message|>", final) + len("<|message|>")
+            return final >= 0 and _EMPTY_LIST.match(t[body:].lstrip()) is not None
+        marker = _marker_scan()[0].match(t)
+        assert marker is not None  # find_marker found one at 0
+        end = marker.end() - 1 if marker.group().endswith("[") else marker.end()  # functools[ holds the "["
+        t = t[end:].lstrip()
+    return _EMPTY_LIST.match(t) is not None
 
 
 def parse_calls(
