@@ -41,6 +41,7 @@ from .parsing import (
     read_around,
     read_plain,
     register_format,
+    shifted,
 )
 
 __all__ = ["xml_value"]
@@ -688,7 +689,10 @@ def _harmony_call(text: str, start: int, msg: int, end: int, stop: str) -> Call 
         raise err_at("harmony", f"a message to {recipient!r} names no function", text, start + header.find("to="))
     if not body:
         raise err_at("harmony", f"call {name!r} has no arguments message", text, body_start)
-    args, after = _decode_at(body, 0, "harmony")
+    try:
+        args, after = _decode_at(body, 0, "harmony")
+    except ToolCallParseError as err:  # counted in the whole text
+        raise shifted(err, _skip(text, body_start)) from None
     if body[after:].strip() or not isinstance(args, dict):
         raise err_at("harmony", f"the arguments of {name!r} are not one JSON object", text, body_start)
     return _make(name, args, "harmony", text, start + header.find("to="))

@@ -184,12 +184,16 @@ def test_a_marker_outside_the_json_value_is_still_read() -> None:
 
 @pytest.mark.parametrize("size", [100_000, 200_000])
 def test_markers_inside_long_strings_finish(size: int) -> None:
-    """A hang guard (a generous bound), not a timing claim: one decode of the whole text."""
+    """A hang guard (a generous bound), not a timing claim: each value before a marker is
+    measured once, and the scan resumes past it."""
     n = size // len("<tool_call>")
     texts = ['{"name": "f", "arguments": {"t": "' + "<tool_call>" * n + '"}}',
              '{"name": "f", "arguments": {"t": "' + "<tool_call>" * n,  # never closed
              "[f(t='" + "[TOOL_CALLS]" * (n // 2) + "')]",
-             '[{"name": "f", "arguments": {"t": "' + '<tool_call>{"' * (n // 2)]
+             '[{"name": "f", "arguments": {"t": "' + '<tool_call>{"' * (n // 2),
+             '{"name": "f", "arguments": {"t": "<tool_call>"}}\n' * (size // 50) + "<tool_call>{}</tool_call>",
+             "f(a=1) " * (size // 7) + '<tool_call>{"name": "g"}</tool_call>',  # calls measured, none holds it
+             'x(' * (size // 2) + "<tool_call>", '{"a": "' * (size // 7) + "<tool_call>"]
     for text in texts:
         start = time.perf_counter()
         try:
