@@ -1421,7 +1421,7 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
     if isinstance(value, str):  # a JSON string holds the text
         text = value
     calls = reader(text, ctx)
-    if not calls and text.strip() and not _says_no_call(text, fmt):
+    if not calls and body.strip() and value != "" and not _says_no_call(text, fmt):
         named = fmt != "auto"
         raise ToolCallParseError(
             "no call can be read from this reference text ("
@@ -1452,8 +1452,10 @@ def _says_no_call(text: str, fmt: Any) -> bool:
     if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in _ALIASES.get(hit[0], ())):
         if hit[0] == "harmony":
             final = t.rfind("<|channel|>final")
+            if final < 0:
+                return False
             body = t.find("<|message|>", final) + len("<|message|>")
-            return final >= 0 and _EMPTY_LIST.match(t[body:].lstrip()) is not None
+            return _EMPTY_LIST.match(t[body:].lstrip()) is not None
         marker = _marker_scan()[0].match(t)
         assert marker is not None  # find_marker found one at 0
         end = marker.end() - 1 if marker.group().endswith("[") else marker.end()  # functools[ holds the "["
