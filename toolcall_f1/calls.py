@@ -18,8 +18,8 @@ from typing import Any
 from .values import plain_json, strictly_identical
 
 __all__ = [
-    "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "ToolCallWarning",
-    "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "JSON_DECODER", "check_text_limits", "load_json", "normalize_value",
+    "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "DuplicateKeyError",
+    "ToolCallWarning", "put_once", "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "JSON_DECODER", "check_text_limits", "load_json", "normalize_value",
     "coerce_structured", "bfcl_gold", "bfcl_gold_plain",
 ]
 
@@ -260,16 +260,54 @@ def _finite_float(text: str) -> float:
     return value
 
 
+class DuplicateKeyError(ToolCallParseError):
+    """A key (JSON key, keyword argument, XML parameter) given two different values in one
+    object or call: raised by :func:`put_once`, the one rule every reader follows."""
+
+
+def put_once(obj: dict[str, Any], key: str, value: Any, fmt: str = "json", what: str = "key") -> None:
+    """``obj[key] = value`` by the one rule for a key written twice (SPEC §2): the same value
+    again is one key; a different value (``1`` and ``1.0`` differ) is a parse error, where a
+    plain ``dict`` (and ``json.loads``, and BFCL) would silently keep the last.
+
+    Parameters
+    ----------
+    obj
+        The object or arguments being built.
+    key, value
+        The key just read and its value.
+    fmt
+        The reader, named in the error.
+    what
+        What a key is called in that format (``"key"``, ``"argument"``, ``"parameter"``).
+
+    Raises
+    ------
+    DuplicateKeyError
+        When ``obj`` already holds ``key`` with a value not strictly identical to ``value``.
+
+    Examples
+    --------
+    >>> args = {"a": 1}
+    >>> put_once(args, "a", 1); args
+    {'a': 1}
+    >>> put_once(args, "a", 1.0, "glm45", "parameter")
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.DuplicateKeyError: glm45: duplicate parameter 'a' with different values
+    """
+    if key in obj and not strictly_identical(obj[key], value):
+        raise DuplicateKeyError(f"duplicate {what} {key!r} with different values", format=fmt)
+    obj[key] = value
+
+
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's pairs as a dict; a key given two values is a parse error (``json.loads`` keeps the last)."""
+    """An object's pairs as a dict by :func:`put_once`'s rule (``json.loads`` keeps the last)."""
     obj = dict(pairs)
     if len(obj) < len(pairs):
         first: dict[str, Any] = {}
-        for key, value in pairs:  # only a repeated key's values are compared: linear time
-            if key not in first:
-                first[key] = value
-            elif not strictly_identical(value, first[key]):  # the same value twice is one key, as f(a=1, a=1)
-                raise ToolCallParseError(f"duplicate key {key!r} with different values", format="json")
+        for key, value in pairs:  # only when a key repeats: linear time
+            put_once(first, key, value)
     return obj
 
 

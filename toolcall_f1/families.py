@@ -18,7 +18,16 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .calls import JSON_DECODER, MAX_DEPTH, Call, ToolCallParseError, check_text_limits, coerce_structured
+from .calls import (
+    JSON_DECODER,
+    MAX_DEPTH,
+    Call,
+    DuplicateKeyError,
+    ToolCallParseError,
+    check_text_limits,
+    coerce_structured,
+    put_once,
+)
 from .parsing import (
     Block,
     BlockReader,
@@ -32,6 +41,7 @@ from .parsing import (
     read_around,
     read_plain,
     register_format,
+    shifted,
 )
 
 __all__ = ["xml_value"]
@@ -220,8 +230,9 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
 
     Raises
     ------
-    ToolCallParseError
-        Never for a value: text that is not JSON stays text.
+    DuplicateKeyError
+        For JSON text naming a key twice with different values (read as text, one of its
+        values would be lost silently). Text that is not JSON stays text.
 
     Examples
     --------
@@ -229,6 +240,10 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
     (42, '42', 'Paris')
     >>> xml_value('\\n{"a": [1, true]}\\n', {"type": "object"})
     {'a': [1, True]}
+    >>> xml_value('{"a": 1, "a": 2}', None)
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.DuplicateKeyError: json: duplicate key 'a' with different values
     """
     if raw.startswith("\n"):  # Qwen3-Coder writes <parameter=k>\nvalue\n</parameter>
         raw = raw[1:]
@@ -242,20 +257,37 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
     s = raw.strip()
     try:
         return _json_exact(s)
-    except (ValueError, RecursionError, ToolCallParseError):
+    except DuplicateKeyError:
+        raise
+    except (ValueError, RecursionError):  # not JSON (a ToolCallParseError for NaN is a ValueError)
         pass
     if types and "boolean" in types and s in ("True", "False"):
         return s == "True"
     if s[:1] in "[{" and '\\"' in s:  # JSON written with escaped quotes (as inside a JSON string)
         try:
             return _json_exact(_json_exact('"' + s + '"'))
-        except (ValueError, RecursionError, ToolCallParseError, TypeError):
+        except DuplicateKeyError:
+            raise
+        except (ValueError, RecursionError, TypeError):
             pass
     return raw
 
 
-def _typed(ctx: Context, tool: str, key: str, raw: str) -> Any:
-    return xml_value(raw, ctx.param_schema(tool, key))  # type: ignore[misc]
+def _put(args: dict[str, Any], key: str, value: Any, fmt: str, text: str, pos: int) -> None:
+    """``args[key] = value`` by the readers' one rule for a repeated key (:func:`put_once`),
+    the error naming the offset of the parameter written again."""
+    try:
+        put_once(args, key, value, fmt, "parameter")
+    except DuplicateKeyError as err:
+        raise err_at(fmt, err.reason, text, pos) from None
+
+
+def _typed(ctx: Context, tool: str, key: str, raw: str, fmt: str, text: str, pos: int) -> Any:
+    """:func:`xml_value` of parameter ``key`` of ``tool`` (written at ``pos``), typed by its schema."""
+    try:
+        return xml_value(raw, ctx.param_schema(tool, key))  # type: ignore[misc]
+    except DuplicateKeyError as err:
+        raise err_at(fmt, err.reason, text, pos) from None
 
 
 def _make(name: str, args: dict[str, Any], fmt: str, text: str, pos: int) -> Call:
@@ -298,9 +330,7 @@ def _qwen3_function(text: str, pos: int, ctx: Context, fmt: str, nxt: NextFinder
         if not ends:
             raise err_at(fmt, f"parameter {key!r} is cut off (no </parameter>)", text, i)
         stop = min(ends)
-        if key in args:
-            raise err_at(fmt, f"parameter {key!r} given twice", text, i)
-        args[key] = _typed(ctx, name.strip(), key, text[key_end + 1 : stop])
+        _put(args, key, _typed(ctx, name.strip(), key, text[key_end + 1 : stop], fmt, text, i), fmt, text, i)
         i = _skip(text, stop + len("</parameter>") if text.startswith("</parameter>", stop) else stop)
     if not text.startswith("</function>", i):
         if i >= len(text) or not text.startswith(("</tool_call>", "</seed:tool_call>"), i):
@@ -323,7 +353,8 @@ def _glm_call(body: str, text: str, pos: int, ctx: Context) -> Call:
         if kend < 0 or vstart < 0 or vend < 0:
             raise err_at("glm45", "an <arg_key> without its </arg_key><arg_value>…</arg_value>", text, pos + k)
         key = body[k + len("<arg_key>") : kend].strip()
-        args[key] = _typed(ctx, name, key, body[vstart + len("<arg_value>") : vend])
+        value = _typed(ctx, name, key, body[vstart + len("<arg_value>") : vend], "glm45", text, pos + k)
+        _put(args, key, value, "glm45", text, pos + k)
         k = body.find("<arg_key>", vend)
     return _make(name, args, "glm45", text, pos)
 
@@ -461,7 +492,11 @@ def _invoke_blocks(text: str, ctx: Context, fmt: str) -> list[Block] | None:
         if end_start < 0:
             raise err_at(fmt, f"call {name!r} is cut off (no </invoke>)", text, start)
         args = _invoke_args(text, head_end, end_start, name, ctx, fmt, nxt)
-        call = _make(name, _unwrapped(args, name, ctx), fmt, text, start)
+        try:
+            args = _unwrapped(args, name, ctx)
+        except DuplicateKeyError as err:
+            raise err_at(fmt, err.reason, text, start) from None
+        call = _make(name, args, fmt, text, start)
         begin = _back_past(text, start, floor, _INVOKE_SECTIONS)
         floor = end_end
         for close in _INVOKE_SECTIONS:
@@ -493,20 +528,28 @@ def _invoke_args(
         vs, ve = nxt.search(_PARAM_END, pe)
         if vs < 0 or vs > stop:
             raise err_at(fmt, f"parameter {key!r} is cut off (no </parameter>)", text, ps)
-        raw = text[pe:vs]
-        schema = ctx.param_schema(name, key)  # type: ignore[misc]
-        if schema is not None:
-            args[key] = xml_value(raw, schema)
-        elif string == "true":
-            args[key] = raw
-        elif string == "false":
-            try:
-                args[key] = _json_exact(raw.strip())
-            except (ValueError, RecursionError, ToolCallParseError):
-                raise err_at(fmt, f"parameter {key!r} is marked string=\"false\" but is not JSON", text, pe) from None
-        else:
-            args[key] = xml_value(raw.strip("\n") if fmt == "minimax_m2" else raw, None)
+        _put(args, key, _invoke_value(text[pe:vs], string, name, key, ctx, fmt, text, ps), fmt, text, ps)
         i = ve
+
+
+def _invoke_value(
+    raw: str, string: str | None, tool: str, key: str, ctx: Context, fmt: str, text: str, pos: int
+) -> Any:
+    """The value of parameter ``key`` (written at ``pos``): typed by the tool's schema, else by
+    its ``string="true" | "false"`` mark, else as :func:`xml_value` reads text."""
+    schema = ctx.param_schema(tool, key)  # type: ignore[misc]
+    try:
+        if schema is not None:
+            return xml_value(raw, schema)
+        if string == "true":
+            return raw
+        if string == "false":
+            return _json_exact(raw.strip())
+        return xml_value(raw.strip("\n") if fmt == "minimax_m2" else raw, None)
+    except DuplicateKeyError as err:
+        raise err_at(fmt, err.reason, text, pos) from None
+    except (ValueError, RecursionError):  # only string="false" text can fail here
+        raise err_at(fmt, f"parameter {key!r} is marked string=\"false\" but is not JSON", text, pos) from None
 
 
 def _unwrapped(args: dict[str, Any], name: str, ctx: Context) -> dict[str, Any]:
@@ -520,7 +563,9 @@ def _unwrapped(args: dict[str, Any], name: str, ctx: Context) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = _json_exact(value.strip())
-        except (ValueError, RecursionError, ToolCallParseError):
+        except DuplicateKeyError:
+            raise
+        except (ValueError, RecursionError):
             return args
     return value if isinstance(value, dict) else args
 
@@ -644,7 +689,10 @@ def _harmony_call(text: str, start: int, msg: int, end: int, stop: str) -> Call 
         raise err_at("harmony", f"a message to {recipient!r} names no function", text, start + header.find("to="))
     if not body:
         raise err_at("harmony", f"call {name!r} has no arguments message", text, body_start)
-    args, after = _decode_at(body, 0, "harmony")
+    try:
+        args, after = _decode_at(body, 0, "harmony")
+    except ToolCallParseError as err:  # counted in the whole text
+        raise shifted(err, _skip(text, body_start)) from None
     if body[after:].strip() or not isinstance(args, dict):
         raise err_at("harmony", f"the arguments of {name!r} are not one JSON object", text, body_start)
     return _make(name, args, "harmony", text, start + header.find("to="))
@@ -968,7 +1016,9 @@ def _gemma_object(text: str, i: int, fmt: str, depth: int) -> tuple[dict[str, An
             key = key.replace(_GQ, "")
         if not key or any(c in key for c in "{}[],<>"):
             raise err_at(fmt, f"expected key:value, got {text[i:i + 20]!r}", text, i)
-        out[key], i = _gemma_value(text, colon + 1, fmt, depth)
+        value, after = _gemma_value(text, colon + 1, fmt, depth)
+        _put(out, key, value, fmt, text, i)
+        i = after
         i = _skip(text, i)
         if text.startswith(",", i):
             i = _skip(text, i + 1)

@@ -225,7 +225,9 @@ class ToolCallMetric:
         Raises
         ------
         ValueError
-            Naming the index, for a reference that cannot be read or is missing (None).
+            Naming the index, for a reference that cannot be read or is missing (None); text
+            from which no call can be read (prose) is one, text writing an empty list of calls
+            (after reasoning or a family's marker) is no call.
 
         Examples
         --------
@@ -233,6 +235,8 @@ class ToolCallMetric:
         ...     {"calls": "[f(1)]", "tools": [{"name": "f", "parameters": {"properties": {"x": {}}}}]})
         >>> golds, toolset.has_schema
         ([f(x=1)], True)
+        >>> ToolCallMetric().read_reference("<think>Only a greeting.</think>\\n[]")[0]  # an empty list: no call
+        []
         >>> ToolCallMetric().read_reference("[f(", index=3)
         Traceback (most recent call last):
         ...

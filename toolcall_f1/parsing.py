@@ -23,14 +23,16 @@ from .calls import (
     JSON_DECODER,
     MAX_DEPTH,
     Call,
+    DuplicateKeyError,
     ToolCallParseError,
     check_text_limits,
     coerce_structured,
     normalize_value,
+    put_once,
 )
 from .schema import compile_tools, merge_tools
 from .templates import template_reader
-from .values import resolve_name_canonicalizer, strictly_identical
+from .values import resolve_name_canonicalizer
 
 __all__ = ["parse_calls", "FORMATS", "Context", "parse_text", "register_format", "unregister_format"]
 
@@ -218,6 +220,18 @@ def err_at(fmt: str, msg: str, text: str, pos: int) -> ToolCallParseError:
     return ToolCallParseError(f"{msg} at character {pos}", format=fmt, snippet=text[pos : pos + 120])
 
 
+_AT_CHARACTER = re.compile(r"at character (\d+)")
+
+
+def shifted(err: ToolCallParseError, lo: int) -> ToolCallParseError:
+    """``err`` from reading a piece of a text that starts at offset ``lo``, its ``at character``
+    counted in the whole text."""
+    if not lo:
+        return err
+    reason = _AT_CHARACTER.sub(lambda m: f"at character {int(m.group(1)) + lo}", err.reason, count=1)
+    return ToolCallParseError(reason, format=err.format, snippet=err.snippet)
+
+
 _JSON_NAMES = {"true": True, "false": False, "null": None}
 
 
@@ -259,9 +273,10 @@ def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool | str = True) 
             if not isinstance(key, str):
                 raise _err(f"dict keys must be strings, got {ast.unparse(k)}", fmt)
             value = _literal(v, fmt, depth + 1, names)
-            if key in out and not strictly_identical(out[key], value):
-                raise _err(f"duplicate key {key!r} with different values in a dict", fmt, ast.unparse(node))
-            out[key] = value
+            try:
+                put_once(out, key, value, fmt)
+            except DuplicateKeyError as err:
+                raise _err(err.reason, fmt, ast.unparse(node)) from None
         return out
     if isinstance(node, ast.Name):
         if names == "json" and node.id in _JSON_NAMES:
@@ -316,14 +331,10 @@ def _call_from_ast(node: ast.Call, ctx: Context, fmt: str, names: bool | str = T
         if kw.arg is None:
             raise _err("'**kwargs' is not allowed in a call", fmt, ast.unparse(node))
         value = _literal(kw.value, fmt, names=names)
-        if kw.arg in args:
-            if not strictly_identical(args[kw.arg], value):
-                raise _err(
-                    f"argument {kw.arg!r} of {name!r} given twice with different values", fmt,
-                    ast.unparse(node),
-                )
-            continue
-        args[kw.arg] = value
+        try:
+            put_once(args, kw.arg, value, fmt, "argument")
+        except DuplicateKeyError as err:
+            raise _err(err.reason, fmt, ast.unparse(node)) from None
     return Call(name, normalize_value(args, fmt=fmt))
 
 
@@ -747,7 +758,10 @@ def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -
         if (pos == 0 or text[pos - 1] == "\n") and _fence_at(text, pos, line_end):
             close, close_end = nxt.search(_FENCE_CLOSE, line_end) if line_end < n else (-1, -1)
             body = text[line_end + 1 : close] if close >= 0 else text[line_end + 1 :]
-            found, tried = _read_block_plain(body, ctx, fmt, json_calls)
+            try:
+                found, tried = _read_block_plain(body, ctx, fmt, json_calls)
+            except ToolCallParseError as err:  # counted from the body's first character, as stripped
+                raise shifted(err, line_end + 1 + len(body) - len(body.lstrip())) from None
             calls.extend(found)
             attempted = attempted or tried
             if close < 0:
@@ -760,9 +774,9 @@ def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -
             pos = line_end + 1
             continue
         attempted = True
-        if kind == "json":
-            value, end = _decode_at(text, start, fmt)
-            calls.extend(coerce_structured(value, fmt=fmt))
+        if kind == "json":  # a JSON call object: its errors are the JSON reader's
+            value, end = _decode_at(text, start, "json")
+            calls.extend(coerce_structured(value, fmt="json"))
         else:
             while start < n and text[start] in "` \t":
                 start += 1
@@ -1018,12 +1032,25 @@ def _read_whole(text: str, ctx: Context) -> list[Call]:
 
 def read_plain(text: str, ctx: Context) -> list[Call]:
     """Text with no family marker: JSON or Python calls, as the whole text or wherever they
-    stand in prose (fences, labels, several lists); prose with no call is zero calls."""
-    t = text.strip()
-    if t.startswith("`") and t.endswith("`") and not t.startswith("```"):
-        t = t.strip("`").strip()
+    stand in prose (fences, labels, several lists); prose with no call is zero calls. An error's
+    ``at character`` counts in ``text`` as given."""
+    t = text.lstrip()
+    lead = len(text) - len(t)
+    if t.startswith("`") and not t.startswith("```") and t.rstrip().endswith("`"):
+        unticked = t.lstrip("`").lstrip()
+        lead += len(t) - len(unticked)
+        t = unticked.rstrip().rstrip("`")
+    t = t.rstrip()
     if not t or t == "[]" or _next_hint(t, 0, NextFinder(t)) < 0:
         return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
+    try:
+        return _read_plain_stripped(t, ctx)
+    except ToolCallParseError as err:
+        raise shifted(err, lead) from None
+
+
+def _read_plain_stripped(t: str, ctx: Context) -> list[Call]:
+    """:func:`read_plain` of text stripped of white space (and inline-code backticks)."""
     if t[0] == "`":  # a fence: never a call form as a whole (Python and JSON have no backticks)
         calls, attempted = _scan_prose(t, ctx, "python")
         if attempted:
@@ -1086,28 +1113,74 @@ def _read_mixed(text: str, ctx: Context, seen: frozenset[str]) -> list[Call]:
     """``"auto"`` on ``text``, where the families in ``seen`` have already read their blocks
     (their markers left in the text are data). Each level adds one family to ``seen``, so the
     recursion is at most one level per family, and each level reads disjoint pieces: linear."""
-    hit = _first_marker(text, seen)
+    hit, split = _live_marker(text, seen)
     if hit is None:
         return read_plain(text, ctx)
+    head: list[Call] = []
+    if split:  # the markers before ``split`` stand inside calls written as JSON or Python: data
+        head = read_plain(text[:split], ctx)
+        text = " " * split + text[split:]  # blanked, so that offsets stay those of the whole text
     family, start = hit
     blocks_of = _BLOCKS.get(family)
     if blocks_of is None:  # a reader registered without blocks reads the rest itself
-        return _calls_before(text[:start], ctx) + FORMATS[family](text, ctx)
+        return head + _calls_before(text[:start], ctx) + FORMATS[family](text, ctx)
     blocks = blocks_of(text, ctx)
     inner = seen | {family}
     if blocks is None:  # the marker announced no call of this family: read on
-        return _read_mixed(text, ctx, inner)
-    return read_around(text, blocks, ctx, functools.partial(_read_mixed, seen=inner))
+        return head + _read_mixed(text, ctx, inner)
+    return head + read_around(text, blocks, ctx, functools.partial(_read_mixed, seen=inner))
 
 
-def _first_marker(text: str, seen: frozenset[str]) -> tuple[str, int] | None:
-    """The earliest marker of a family not in ``seen`` (scanning on past the others)."""
-    pos = 0
+def _first_marker(text: str, seen: frozenset[str], pos: int = 0) -> tuple[str, int] | None:
+    """The earliest marker at or after ``pos`` of a family not in ``seen`` (scanning on past the others)."""
     while True:
         hit = find_marker(text, pos)
         if hit is None or hit[0] not in seen:
             return hit
         pos = hit[1] + 1
+
+
+# where a call written without markers may begin: a JSON object or list of objects, or "name("
+_VALUE_START = re.compile(r'\{[ \t\r\n]*"|\[[ \t\r\n]*\{|[A-Za-z_][\w.]*\(')
+_SPAN_DECODER = json.JSONDecoder()  # only where a JSON value ends: its content is read later
+
+
+def _live_marker(text: str, seen: frozenset[str]) -> tuple[tuple[str, int] | None, int]:
+    """The first marker (of a family not in ``seen``) that does not stand inside a JSON value or
+    a Python call begun before it (``{"name": "f", "arguments": {"code": "<tool_call>"}}``), and
+    where the text before it that holds such values ends (0 when there is none). One pass: each
+    value is measured once, and the scan resumes past it."""
+    split = 0
+    hit = _first_marker(text, seen)
+    while hit is not None:
+        end = _value_around(text, split, hit[1])
+        if end is None:
+            if split:  # a fence closed before the marker's line stays whole
+                split = max(split, text.rfind("\n", split, hit[1]) + 1)
+            return hit, split
+        split = end
+        hit = _first_marker(text, seen, end)
+    return None, split
+
+
+def _value_around(text: str, lo: int, at: int) -> int | None:
+    """The end of the JSON value or Python call begun in ``text[lo:at]`` that runs past ``at``;
+    None when none does (the first one that cannot be measured ends the search)."""
+    pos = lo
+    while True:
+        m = _VALUE_START.search(text, pos, at)
+        if m is None:
+            return None
+        try:
+            if m.group()[-1] == "(":
+                end = _balanced_end(text, m.end() - 1, "python")
+            else:
+                _, end = _SPAN_DECODER.raw_decode(text, m.start())
+        except (ValueError, RecursionError):  # ToolCallParseError (unbalanced) is a ValueError
+            return None
+        if end > at:
+            return end
+        pos = end
 
 
 def read_around(
@@ -1137,9 +1210,6 @@ def read_around(
     return calls
 
 
-_AT_CHARACTER = re.compile(r"at character (\d+)")
-
-
 def _read_gap(
     text: str, lo: int, hi: int, ctx: Context, read_gap: Callable[[str, Context], list[Call]]
 ) -> list[Call]:
@@ -1153,8 +1223,7 @@ def _read_gap(
     except ToolCallParseError as err:
         if lo == 0 and find_marker(piece) is None:
             return []  # prose before the first block, with no marker: left alone, as before
-        reason = _AT_CHARACTER.sub(lambda m: f"at character {int(m.group(1)) + lo}", err.reason, count=1)
-        raise ToolCallParseError(reason, format=err.format, snippet=err.snippet) from None
+        raise shifted(err, lo) from None
 
 
 def _calls_before(prefix: str, ctx: Context) -> list[Call]:
@@ -1327,9 +1396,11 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
     - a JSON document (bare or alone in a Markdown fence) is the value it holds, read exactly
       as that value given decoded (a call list, a message, ``[]``; ``null`` is zero calls),
       so a JSON shape that is not a call is an error, never zero calls;
-    - other text goes through the ``fmt`` reader; blank text is zero calls, and text in which
-      no call can be read raises: prose there is most likely a call format the reader does
-      not know, and zero expected calls would be a silently wrong score.
+    - other text goes through the ``fmt`` reader; blank text is zero calls, and so is text
+      that writes an empty list of calls (:func:`_says_no_call`: ``<think>…</think>[]``,
+      ``[TOOL_CALLS][]``, ``[]  # no call``). Text in which no call can be read raises: prose
+      there is most likely a call format the reader does not know (or, with a format named,
+      text in another format), and zero expected calls would be a silently wrong score.
 
     For a prediction, by contrast, prose is the model choosing not to call.
     """
@@ -1347,15 +1418,49 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
         return []
     if value is not _NOT_JSON and not isinstance(value, str):
         return coerce_structured(value, parse_text=lambda t: reader(t, ctx), gold=True)
-    calls = reader(value if isinstance(value, str) else text, ctx)  # a JSON string holds the text
-    if not calls and body.strip() and value != "":
+    if isinstance(value, str):  # a JSON string holds the text
+        text = value
+    calls = reader(text, ctx)
+    if not calls and body.strip() and value != "" and not _says_no_call(text, fmt):
+        named = fmt != "auto"
         raise ToolCallParseError(
-            "no call can be read from this reference text (a format the reader does not know?); "
-            "write [] for an example where no call is expected",
-            format=fmt if isinstance(fmt, str) else "response_template",
+            "no call can be read from this reference text ("
+            + ("the format named found no call: is the text in another format?" if named
+               else "a format the reader does not know?")
+            + "); write [] for an example where no call is expected",
+            format=fmt if isinstance(fmt, str) else str(fmt),
             snippet=text,
         )
     return calls
+
+
+_EMPTY_LIST = re.compile(r"\[\s*\]")
+
+
+def _says_no_call(text: str, fmt: Any) -> bool:
+    """Does reference text read as zero calls because it writes an empty list of calls?
+
+    After its reasoning, ``[]`` comes first — alone, or before prose or a comment
+    (``<think>…</think>\\n[]``, ``[]  # no call``) — or right after a call marker of the format
+    read (``[TOOL_CALLS][]``, ``<tool_call>[]</tool_call>``, ``functools[]``; for Harmony, the
+    final channel's message: ``<|channel|>final<|message|>[]``). Anything else that reads as no
+    call (prose, reasoning alone, a Harmony answer in words) is not read as "no call": it may
+    be calls in a format the reader does not know.
+    """
+    t = prepare_text(text).lstrip()
+    hit = find_marker(t)
+    if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in _ALIASES.get(hit[0], ())):
+        if hit[0] == "harmony":
+            final = t.rfind("<|channel|>final")
+            if final < 0:
+                return False
+            body = t.find("<|message|>", final) + len("<|message|>")
+            return _EMPTY_LIST.match(t[body:].lstrip()) is not None
+        marker = _marker_scan()[0].match(t)
+        assert marker is not None  # find_marker found one at 0
+        end = marker.end() - 1 if marker.group().endswith("[") else marker.end()  # functools[ holds the "["
+        t = t[end:].lstrip()
+    return _EMPTY_LIST.match(t) is not None
 
 
 def parse_calls(

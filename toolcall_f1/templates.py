@@ -19,7 +19,14 @@ a call is no call. Two rules keep that from becoming a silent misread:
   parse error (a generation cut at max tokens), unless the region's content is JSON or a Python
   call list — self-delimiting content that only parses when complete. That exception is for
   models whose closing delimiter is their stop token (gpt-oss ``<|call|>``), which inference
-  servers drop from the text.
+  servers drop from the text;
+- a key written twice with different values in a tool-call region is a parse error, as in
+  every other reader (:func:`~toolcall_f1.calls.put_once`), where transformers' parsers keep
+  the last value: the region's text is read again with the strict JSON decoder (``json``
+  content) or its tag pattern (``xml-inline`` content, its values by the template's value
+  parser). JSON in a dialect transformers rewrites first (``unquoted_keys``,
+  ``string_delims``: Gemma 4's template) and ``kv-lines`` content are not read again: for
+  Gemma 4, the ``"gemma4"`` format reads the same text with the rule.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .calls import Call, ToolCallParseError, check_text_limits, coerce_structured
+from .calls import JSON_DECODER, Call, DuplicateKeyError, ToolCallParseError, check_text_limits, coerce_structured, put_once
 
 __all__ = ["MIN_TRANSFORMERS", "TemplateReader", "resolve_format", "template_reader"]
 
@@ -141,7 +148,7 @@ class TemplateReader:
     ValueError: prediction_format: expected a format name, a response template dict or an object with .response_template (a tokenizer), got object
     """
 
-    __slots__ = ("_check_open", "_compiled", "_parser", "name", "template")
+    __slots__ = ("_check_open", "_compiled", "_parser", "_tool", "name", "template")
 
     def __init__(self, template: Any) -> None:
         spec = _template_of(template)
@@ -159,7 +166,7 @@ class TemplateReader:
             self._compiled = load(dict(spec))
         except (ValueError, KeyError, TypeError) as err:
             raise ValueError(f"prediction_format: transformers refused the response template: {err}") from None
-        tool = fields[TOOL_FIELD]
+        tool = self._tool = fields[TOOL_FIELD]
         closes = "close" in tool or "close_pattern" in tool
         opens = "open" in tool or "open_pattern" in tool
         self._check_open = opens and closes and tool.get("content", "text") not in _SELF_DELIMITING
@@ -192,18 +199,24 @@ class TemplateReader:
         """
         check_text_limits(text, self.name)
         parser = self._parser(self._compiled, prefix="")
+        regions = _ToolRegions()
         try:
-            if self._feed(parser, text) and self._check_open:
+            self._feed(parser, text, regions)
+            if regions.open and self._check_open:
                 # Still inside a call at the end; a delimiter ending exactly there may only be
                 # held back, undecided: one more character settles it without changing calls.
-                if self._is_open(parser.feed("\x00"), True):
+                regions.see(parser.feed("\x00"))
+                if regions.open:
                     raise ToolCallParseError(
                         f"the output ends inside a {TOOL_FIELD!r} region (no closing delimiter; "
                         "cut off at max tokens?)",
                         format=self.name,
                         snippet=text[-200:],
                     )
-            message, _ = parser.finalize()
+            message, final = parser.finalize()
+            regions.see(final)
+            for raw in regions.closed:
+                _check_repeated_keys(raw, self._tool, self.name)
         except _PARSE_ERRORS as err:
             if isinstance(err, ToolCallParseError):
                 raise
@@ -212,27 +225,15 @@ class TemplateReader:
                                      snippet=text[:200]) from None
         return message
 
-    def _feed(self, parser: Any, text: str) -> bool:
-        """Feed ``text`` in pieces; whether a tool-call region is open at its end."""
-        open_ = False
+    @staticmethod
+    def _feed(parser: Any, text: str, regions: _ToolRegions) -> None:
+        """Feed ``text`` in pieces, ``regions`` following the tool-call regions."""
         pos, piece = 0, _PIECE
         while pos < len(text):
             events = parser.feed(text[pos : pos + piece])
             pos += piece
             piece = _PIECE if events else piece * 2
-            open_ = self._is_open(events, open_)
-        return open_
-
-    @staticmethod
-    def _is_open(events: Sequence[Mapping[str, Any]], open_: bool) -> bool:
-        for event in events:
-            if event.get("field") == TOOL_FIELD:
-                kind = event.get("type")
-                if kind == "region_open":
-                    open_ = True
-                elif kind == "region_close":
-                    open_ = False
-        return open_
+            regions.see(events)
 
     def __call__(self, text: str, ctx: Any = None) -> list[Call]:
         """The calls in ``text``: the message's ``tool_calls``, coerced like OpenAI tool calls.
@@ -246,6 +247,77 @@ class TemplateReader:
         if calls is None or calls == []:
             return []
         return coerce_structured(calls, fmt=self.name)
+
+
+class _ToolRegions:
+    """transformers' events for the tool-call field, followed: whether a region is open, and
+    the raw text of each region closed (what its content parser read)."""
+
+    __slots__ = ("closed", "open", "raw")
+
+    def __init__(self) -> None:
+        self.open = False
+        self.raw: list[str] = []
+        self.closed: list[str] = []
+
+    def see(self, events: Sequence[Mapping[str, Any]]) -> None:
+        for event in events:
+            if event.get("field") != TOOL_FIELD:
+                continue
+            kind = event.get("type")
+            if kind == "region_open":
+                self.open, self.raw = True, []
+            elif kind == "region_chunk":
+                self.raw.append(str(event.get("text", "")))
+            elif kind == "region_close":
+                self.open = False
+                self.closed.append("".join(self.raw))
+                self.raw = []
+
+
+def _check_repeated_keys(raw: str, tool: Mapping[str, Any], name: str) -> None:
+    """Raise when a tool-call region's text ``raw`` writes a key twice with different values
+    (transformers kept the last): JSON content read again with the strict decoder, ``xml-inline``
+    content by its tag pattern and value parser (see the module notes for what is not read)."""
+    content, args = tool.get("content", "text"), tool.get("content_args") or {}
+    try:
+        if content == "json" and not (args.get("unquoted_keys") or args.get("string_delims")):
+            _strict_json(raw)
+        elif content == "xml-inline" and not args.get("merge_duplicates") and args.get("tag_pattern"):
+            _xml_inline_keys(raw, args["tag_pattern"], args.get("value_parser"))
+    except DuplicateKeyError as err:
+        raise ToolCallParseError(f"{err.reason} (transformers keeps the last)", format=name, snippet=raw[:200]) from None
+
+
+def _strict_json(raw: str) -> None:
+    """Decode ``raw`` with the strict decoder for its one rule (a key given two values); text
+    that is not JSON here was read by transformers' own rules, not this one."""
+    try:
+        JSON_DECODER.decode(raw.strip())
+    except DuplicateKeyError:
+        raise
+    except (ValueError, RecursionError):
+        pass
+
+
+def _xml_inline_keys(raw: str, pattern: str, value_parser: Any) -> None:
+    """The ``key``/``value`` pairs transformers' ``xml-inline`` parser reads from ``raw`` (the
+    same pattern and flags), each key once by :func:`put_once`'s rule."""
+    import regex  # transformers' own regular expressions (a dependency of it)
+    from transformers.utils.chat_parsing.content_parsers import parse_content
+
+    json_values = isinstance(value_parser, Mapping) and value_parser.get("name") == "json" and not (
+        (value_parser.get("args") or {}).get("unquoted_keys") or (value_parser.get("args") or {}).get("string_delims"))
+    seen: dict[str, Any] = {}
+    for m in regex.finditer(pattern, raw, flags=regex.DOTALL):
+        key, text = m.groupdict().get("key"), m.groupdict().get("value") or ""
+        if key is None:
+            continue  # transformers refuses such a pattern itself
+        if json_values:
+            _strict_json(text)
+        value = text if not isinstance(value_parser, Mapping) else parse_content(
+            text, value_parser.get("name", "text"), value_parser.get("args") or {})
+        put_once(seen, key, value, "xml-inline", "parameter")
 
 
 def template_reader(value: Any) -> TemplateReader:
