@@ -23,8 +23,8 @@ from .parsing import FORMATS, Context, read_any
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
 from .templates import resolve_format
-from .values import (Canonicalizer, canonicalizer_name, is_plain_json, name_canonicalizer_name, plain_json,
-                     resolve_canonicalizer, resolve_name_canonicalizer)
+from .values import (Canonicalizer, canonicalizer_name, name_canonicalizer_name, plain_json, resolve_canonicalizer,
+                     resolve_name_canonicalizer)
 
 __all__ = ["VERSION", "PARSE_ERROR_MODES", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
 
@@ -243,8 +243,8 @@ class ToolCallMetric:
 
     def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
         """A reference → (gold calls, the tool set they are judged with, its own tools' digest),
-        remembered by content when it is plain data (:func:`is_plain_json`; numpy values are
-        read each time): consecutive examples often share their reference."""
+        remembered by content when it is plain data (:func:`~toolcall_f1.memo.content_key`, one
+        key per example; numpy values are read each time): consecutive examples often share it."""
         if reference is None:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")
@@ -254,37 +254,38 @@ class ToolCallMetric:
         if hit is not None:
             return hit  # type: ignore[no-any-return]
         calls, raw_tools = _split_reference(reference, index)
-        toolset, digest, plain = run.toolset, "", True
+        toolset, digest = run.toolset, ""
         if raw_tools is not None:
-            toolset, digest, plain = self._example_toolset(raw_tools, index, run)
-        plain = plain and key is not None and is_plain_json(calls)
-        golds = self._read_gold(calls if plain else plain_json(calls), run.reference_format, index, toolset)
-        if plain:
+            toolset, digest = self._example_toolset(raw_tools, index, run)
+        golds = self._read_gold(calls if key is not None else plain_json(calls), run.reference_format, index, toolset)
+        if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
 
-    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str, bool]:
-        """A reference's own tools → (the tool set they make over the call's, their digest, are
-        they plain data), remembered by content: references often share their tools (one
-        agent's tools for every task; BFCL's categories)."""
+    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str]:
+        """A reference's own tools → (the tool set they make over the call's, their digest),
+        remembered by content: references often share their tools (one agent's tools for every
+        task; BFCL's categories). Compiled here, not through the memo's tool sets: this slot
+        already names the content."""
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
         slot = ("example tools", key, run.toolset)
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
-        plain = key is not None and is_plain_json(raw_tools)
-        raw_tools = raw_tools if plain else plain_json(raw_tools)
+        raw_tools = raw_tools if key is not None else plain_json(raw_tools)
         try:
             if not isinstance(raw_tools, list):
                 raise ValueError("'tools' must be a list of function schemas")
             example_tools = merge_plain_tools(raw_tools)
-            toolset = self._compile(merge_plain_tools(run.tools, example_tools), run.weights) if example_tools else run.toolset
+            toolset = run.toolset
+            if example_tools:
+                toolset = compile_tools(merge_plain_tools(run.tools, example_tools), run.weights, self._name_fn)
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = _digest(example_tools) if example_tools else ""
-        if plain:
-            self._memo.put(slot, (toolset, digest, True))
-        return toolset, digest, plain
+        if key is not None:
+            self._memo.put(slot, (toolset, digest))
+        return toolset, digest
 
     def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
         """Gold calls from a reference's calls (free of numpy values)."""
