@@ -7,26 +7,34 @@ metric cannot break it, and metrics in different threads share nothing.
 
 from __future__ import annotations
 
+import io
 import pickle
 from typing import Any
 
 __all__ = ["Memo", "content_key"]
 
 
+class _PlainPickler(pickle.Pickler):
+    """Plain data only: the C pickler writes exact dict, list, tuple, str, int, float, bool,
+    None (bytes, sets) itself and asks ``reducer_override`` about any other object: refused."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        raise pickle.PicklingError(f"not plain data: {type(obj).__name__}")
+
+
 def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
-    """The ``pickle`` bytes of a value: two values of plain data (exact dict, list, tuple,
-    str, int, float, bool, None) that could read differently never share them (``1``, ``1.0``
-    and ``True`` differ, as do tuples and lists, and key orders), and equal bytes load back
-    as equal data. Written in C, several times faster than ``json.dumps``.
+    """The ``pickle`` bytes of plain data (exact dict, list, tuple, str, int, float, bool,
+    None), from one C pass that also checks it is plain data: two values that could read
+    differently never share them (``1``, ``1.0`` and ``True`` differ, as do tuples and lists,
+    and key orders), and equal bytes load back as equal data.
 
-    Not ``marshal``: its newer formats mark objects by their reference counts, so the same
-    object could get other bytes once something else held it; its older ones write an object
-    shared by many parents again for each (a schema of 40 doubling unions: 2**40 copies).
-    pickle writes a shared object once, whatever holds it; the same data shared differently
-    (built in code rather than read from JSON) may get other bytes, and is then read again.
+    Not ``marshal``: its newer formats mark objects by reference count (the same object gets
+    other bytes once something else holds it), its older ones copy a shared object for each
+    parent (40 doubling unions: 2**40 copies). pickle writes a shared object once; the same
+    data shared differently (built in code, not read from JSON) may get other bytes: read again.
 
-    None (not remembered) for what pickle does not write, data nested too deeply, or bytes
-    over ``max_bytes``.
+    None (not remembered) for anything else (a numpy value, a mapping: what it pickles as need
+    not be what it reads as), data nested too deeply, or bytes over ``max_bytes``.
 
     Examples
     --------
@@ -35,10 +43,12 @@ def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
     >>> content_key([lambda: 1]) is None, content_key("x" * 100, max_bytes=10) is None
     (True, True)
     """
+    out = io.BytesIO()
     try:
-        key = pickle.dumps(value, protocol=5)
-    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):  # not data
+        _PlainPickler(out, protocol=5).dump(value)
+    except (pickle.PicklingError, RecursionError):  # not plain data, or too deep
         return None
+    key = out.getvalue()
     return key if max_bytes is None or len(key) <= max_bytes else None
 
 

@@ -23,8 +23,8 @@ from .parsing import FORMATS, Context, read_any
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
 from .templates import resolve_format
-from .values import (Canonicalizer, canonicalizer_name, is_plain_json, name_canonicalizer_name, plain_json,
-                     resolve_canonicalizer, resolve_name_canonicalizer)
+from .values import (Canonicalizer, canonicalizer_name, name_canonicalizer_name, plain_json, resolve_canonicalizer,
+                     resolve_name_canonicalizer)
 
 __all__ = ["VERSION", "PARSE_ERROR_MODES", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
 
@@ -34,10 +34,9 @@ REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the 
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
 PARSE_ERROR_WARNING_MIN = 10
-#: A metric's memo (:class:`~toolcall_f1.memo.Memo`) of what it read and compiled: tool sets,
-#: references' own tools, references. Small on purpose: it catches what repeats from one example
-#: to the next (answers sampled for one prompt, BFCL's entries), while many trees of gold calls
-#: slow the garbage collector.
+#: A metric's :class:`~toolcall_f1.memo.Memo` of tool sets, references' own tools and references.
+#: Small on purpose: it catches what repeats from one example to the next (answers sampled for
+#: one prompt, BFCL's entries), while many trees of gold calls slow the garbage collector.
 _MEMO_SIZE = 64
 #: Inputs larger than this (as their content key's bytes) are read each time, not remembered.
 _MEMO_MAX_BYTES = 65536
@@ -140,7 +139,7 @@ class ToolCallMetric:
         self.tools = merge_tools(grammar if tools is None else tools)
         self.weights = validate_weights(weights)
         self._memo = Memo(_MEMO_SIZE)
-        self._toolset = self._compile(self.tools, self.weights)
+        self._toolset = compile_tools(self.tools, self.weights, self._name_fn, cache=self._memo)
         warn_unknown_weights(self._toolset, self.weights)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -154,9 +153,6 @@ class ToolCallMetric:
         self._memo = Memo(_MEMO_SIZE)
 
     # -- settings ------------------------------------------------------------------------
-
-    def _compile(self, tools: Sequence[Mapping[str, Any]], weights: Mapping[str, Any]) -> ToolSet:
-        return compile_tools(tools, weights, self._name_fn, cache=self._memo)
 
     def _run(
         self, tools: Any, weights: Any, reference_format: str | None, prediction_format: Any, *,
@@ -172,7 +168,7 @@ class ToolCallMetric:
         all_tools = self.tools if tools is None else merge_plain_tools(self.tools, plain_json(tools))
         toolset = self._toolset
         if all_tools is not self.tools or all_weights is not self.weights:
-            toolset = self._compile(all_tools, all_weights)  # the memo gives back the same content's
+            toolset = compile_tools(all_tools, all_weights, self._name_fn, cache=self._memo)  # the same content's
             if warn and toolset is not self._toolset:
                 warn_unknown_weights(toolset, all_weights)
         return _Run(all_tools, all_weights, toolset, reference_format or self.reference_format,
@@ -247,8 +243,7 @@ class ToolCallMetric:
 
     def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
         """A reference → (gold calls, the tool set they are judged with, its own tools' digest),
-        remembered by content when it is plain data (:func:`is_plain_json`; numpy values are
-        read each time): consecutive examples often share their reference."""
+        remembered by its one :func:`~toolcall_f1.memo.content_key`: consecutive examples often share it."""
         if reference is None:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")
@@ -258,37 +253,36 @@ class ToolCallMetric:
         if hit is not None:
             return hit  # type: ignore[no-any-return]
         calls, raw_tools = _split_reference(reference, index)
-        toolset, digest, plain = run.toolset, "", True
+        toolset, digest = run.toolset, ""
         if raw_tools is not None:
-            toolset, digest, plain = self._example_toolset(raw_tools, index, run)
-        plain = plain and key is not None and is_plain_json(calls)
-        golds = self._read_gold(calls if plain else plain_json(calls), run.reference_format, index, toolset)
-        if plain:
+            toolset, digest = self._example_toolset(raw_tools, index, run)
+        golds = self._read_gold(calls if key is not None else plain_json(calls), run.reference_format, index, toolset)
+        if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
 
-    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str, bool]:
-        """A reference's own tools → (the tool set they make over the call's, their digest, are
-        they plain data), remembered by content: references often share their tools (one
-        agent's tools for every task; BFCL's categories)."""
+    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str]:
+        """A reference's own tools → (the tool set they make over the call's, their digest),
+        remembered by content (this slot names it: compiled without a second key): references
+        often share their tools (one agent's tools for every task; BFCL's categories)."""
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
         slot = ("example tools", key, run.toolset)
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
-        plain = key is not None and is_plain_json(raw_tools)
-        raw_tools = raw_tools if plain else plain_json(raw_tools)
+        raw_tools = raw_tools if key is not None else plain_json(raw_tools)
         try:
             if not isinstance(raw_tools, list):
                 raise ValueError("'tools' must be a list of function schemas")
             example_tools = merge_plain_tools(raw_tools)
-            toolset = self._compile(merge_plain_tools(run.tools, example_tools), run.weights) if example_tools else run.toolset
+            merged = merge_plain_tools(run.tools, example_tools)
+            toolset = compile_tools(merged, run.weights, self._name_fn) if example_tools else run.toolset
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = _digest(example_tools) if example_tools else ""
-        if plain:
-            self._memo.put(slot, (toolset, digest, True))
-        return toolset, digest, plain
+        if key is not None:
+            self._memo.put(slot, (toolset, digest))
+        return toolset, digest
 
     def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
         """Gold calls from a reference's calls (free of numpy values)."""

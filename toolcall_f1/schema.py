@@ -304,15 +304,13 @@ def compile_tools(
     ToolCallWarning
         For a type name no JSON Schema (or BFCL) type has (``"integr"``): it is not checked.
     """
-    if cache is None:
+    content = None if cache is None else content_key((tools, weights))  # None: not plain data, not remembered
+    if cache is None or content is None:
         return ToolSet(tools, weights, name_canon)
-    key = (content_key(tools), content_key(weights) if weights else b"", id(name_canon))
-    if key[0] is None or key[1] is None:  # no content key (see content_key): not remembered
-        return ToolSet(tools, weights, name_canon)
-    compiled = cache.get(key)
+    compiled = cache.get((content, id(name_canon)))
     if compiled is None or compiled.name_canon is not name_canon:  # a later function may reuse an id
         compiled = ToolSet(tools, weights, name_canon)
-        cache.put(key, compiled)
+        cache.put((content, id(name_canon)), compiled)
     return compiled
 
 

@@ -405,8 +405,6 @@ def is_plain_json(value: Any) -> bool:
     ``int``, ``float``, ``bool`` and ``None`` (no subclasses, numpy or other objects), within
     200 levels and a million containers?
 
-    Only such values are remembered by a metric (keyed by :func:`~toolcall_f1.memo.content_key`).
-
     Examples
     --------
     >>> import numpy as np
