@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
 from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallWarning
@@ -533,13 +532,9 @@ MAX_CHECK_STEPS = 4_000_000
 
 
 class _OverBudget(Exception):
-    """A check ran out of steps (:class:`_Budgeted` names the schema)."""
-
-
-def _spend(left: list[int], steps: int) -> None:
-    left[0] -= steps
-    if left[0] < 0:
-        raise _OverBudget
+    """A check ran out of steps: each compound check spends one per entry (an array's items, an
+    object's keys, a union's members) from the one-item list ``left`` (:class:`_Budgeted` names
+    the schema)."""
 
 
 def _compile(schema: Any, unions: int) -> _Check:
@@ -678,7 +673,9 @@ class _Node(_Check):
 
     def ok(self, value: Any, left: list[int]) -> bool:
         if self.members is not None:
-            _spend(left, len(self.members))
+            left[0] -= len(self.members)
+            if left[0] < 0:
+                raise _OverBudget
             if not any(member.ok(value, left) for member in self.members):
                 return False
         return any(check.ok(value, left) for check in self.types)
@@ -695,8 +692,14 @@ class _ArrayCheck(_Check):
     def ok(self, value: Any, left: list[int]) -> bool:
         if not isinstance(value, (list, tuple)):
             return False
-        _spend(left, len(value))
-        return all(map(self.item_ok.ok, value, repeat(left)))
+        left[0] -= len(value)
+        if left[0] < 0:
+            raise _OverBudget
+        item_ok = self.item_ok.ok
+        for item in value:
+            if not item_ok(item, left):
+                return False
+        return True
 
 
 class _ObjectCheck(_Check):
@@ -710,7 +713,9 @@ class _ObjectCheck(_Check):
     def ok(self, value: Any, left: list[int]) -> bool:
         if type(value) is not dict and not isinstance(value, Mapping):  # (``type`` first: ABCs are slow)
             return False
-        _spend(left, len(value))
+        left[0] -= len(value)
+        if left[0] < 0:
+            raise _OverBudget
         for key, item in value.items():
             check = self.prop_ok.get(key)
             if check is not None and not check.ok(item, left):
