@@ -419,9 +419,11 @@ def check_schema(schema: Any, where: str) -> None:
 
     Raises a ``ValueError`` naming the place for a schema that contains itself, unions
     nested deeper than :data:`MAX_UNION_DEPTH`, ``items``/``properties`` nested deeper than
-    any value (:data:`~toolcall_f1.calls.MAX_DEPTH`; a tool set must pickle), or over 100,000
-    subschemas (counted per path, as checking a value against unions walks paths); a schema
-    that passes never makes :func:`type_check` raise. Warns (:class:`ToolCallWarning`) for
+    any value can reach (more than :data:`~toolcall_f1.calls.MAX_DEPTH` levels below the
+    parameters object, as a value's depth counts from the arguments object; a tool set must
+    pickle), or over 100,000 subschemas (counted per path, as checking a value against unions
+    walks paths); a schema that passes makes :func:`type_check` raise only for a value whose
+    check would take over :data:`MAX_CHECK_STEPS` steps. Warns (:class:`ToolCallWarning`) for
     an unknown type name (it is not checked).
 
     Examples
