@@ -19,7 +19,7 @@ import pytest
 
 import toolcall_f1
 from toolcall_f1 import ToolCallMetric
-from toolcall_f1.cli import main
+from toolcall_f1.cli import build_parser, main
 from toolcall_f1.rewards import ToolCallReward
 
 pytestmark = pytest.mark.usefixtures("offline_hub")
@@ -93,3 +93,19 @@ def test_the_trainer_reads_labels_as_replies_and_references_as_given() -> None:
     assert {k: given[k] for k in NUMBERS} == {k: v for k, v in ToolCallMetric().compute(PREDS, REFS).items() if k in NUMBERS}
     with pytest.raises(ValueError, match=r"references\[1\]: auto: no call can be read"):
         make_compute_metrics(tok, strip_prompt="none", references=texts, metric=ToolCallMetric())((pad(rows), pad(labels)))
+
+
+def test_the_cli_points_a_pip_user_to_help_they_have(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The footer under the table and ``score --help`` name no file of the repository (a pip
+    user has none): the footer points to ``score --help``, whose epilog says what each number means."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"prediction": PREDS[0], "reference": REFS[0]}) + "\n")
+    assert main(["score", "--input", str(path), "--no-progress"]) == 0
+    footer = capsys.readouterr().out
+    assert "toolcall-f1 score --help" in footer
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["score", "--help"])
+    help_text = capsys.readouterr().out
+    assert "what the numbers mean:" in help_text
+    for text in (footer, help_text):
+        assert "examples/" not in text and ".md" not in text
