@@ -237,13 +237,15 @@ class Tally:
     """
 
     __slots__ = ("_fn", "_fp", "_tp", "digests", "hallucinated_args", "hallucinated_tools",
-                 "num_exact", "num_examples", "num_parse_errors", "per_tool")
+                 "num_exact", "num_examples", "num_parse_errors", "num_without_per_tool", "per_tool")
 
     def __init__(self) -> None:
         self._tp = self._fp = self._fn = 0  # exact sums, in units (as Counts holds them)
         self.num_examples = self.num_exact = self.num_parse_errors = 0
         self.hallucinated_tools = self.hallucinated_args = 0
         self.per_tool: dict[str, Counts] = {}
+        #: Examples with calls whose score counted no per-tool rows (``details=False``).
+        self.num_without_per_tool = 0
         #: Distinct per-example tools digests (they enter the signature).
         self.digests: set[str] = set()
 
@@ -263,6 +265,10 @@ class Tally:
         self.hallucinated_tools += score.hallucinated_tools
         self.hallucinated_args += score.hallucinated_args
         self._add_per_tool(score.per_tool)
+        # Every call adds a field to its tool's row, so a score with calls but no rows was
+        # made without them (details=False): per-tool rows would then be silently short.
+        if not score.per_tool and (score.pairs or score.unmatched_pred or score.unmatched_gold):
+            self.num_without_per_tool += 1
         if score.tools_digest:
             self.digests.add(score.tools_digest)
 
@@ -285,20 +291,57 @@ class Tally:
             out.hallucinated_tools += part.hallucinated_tools
             out.hallucinated_args += part.hallucinated_args
             out._add_per_tool(part.per_tool)
+            out.num_without_per_tool += part.num_without_per_tool
             out.digests |= part.digests
         return out
 
     def result(self, signature: str, per_tool: bool = False) -> dict[str, Any]:
         """The corpus scores of SPEC §8 (the dict ``compute()`` returns, without details).
 
+        Parameters
+        ----------
+        signature
+            The ``signature`` entry (:meth:`ToolCallMetric.signature
+            <toolcall_f1.ToolCallMetric.signature>`).
+        per_tool
+            Add the ``per_tool`` rows: every added score must have counted them (a score
+            made with ``details=False`` did not).
+
+        Returns
+        -------
+        dict
+            ``f1, precision, recall, exact_match, tp, fp, fn, num_examples,
+            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ ``per_tool``).
+
         Raises
         ------
         EmptyCorpusError
             When no example was added: a corpus of zero examples has no score.
+        ValueError
+            For ``per_tool=True`` when an example with calls was scored without per-tool
+            counts (``details=False``): its rows would be missing, a silently wrong table.
+
+        Examples
+        --------
+        >>> from toolcall_f1 import ToolCallMetric
+        >>> m, tally = ToolCallMetric(), Tally()
+        >>> tally.add(m("[f(x=1)]", [("f", {"x": 1})]))
+        >>> tally.result("-", per_tool=True)["per_tool"]["f"]["tp"]
+        1.0
+        >>> tally.add(m("[g()]", [("g", {})], details=False))
+        >>> tally.result("-", per_tool=True)
+        Traceback (most recent call last):
+        ...
+        ValueError: per_tool=True: 1 of 2 examples were scored with details=False, which counts no per-tool rows; score them with details=True (the default) to report per_tool
         """
         n = self.num_examples
         if n == 0:
             raise EmptyCorpusError()
+        if per_tool and self.num_without_per_tool:
+            raise ValueError(
+                f"per_tool=True: {self.num_without_per_tool} of {n} examples were scored with details=False, "
+                "which counts no per-tool rows; score them with details=True (the default) to report per_tool"
+            )
         tp, fp, fn = self.counts.tp, self.counts.fp, self.counts.fn
         p, r, f = prf(tp, fp, fn)
         out: dict[str, Any] = {

@@ -61,7 +61,10 @@ class ToolCallReward:
         The dataset column holding each example's gold calls, in any reference shape the
         metric accepts: calls, a JSON or Python-syntax string, ``{"calls": ..., "tools":
         [...]}``, or BFCL possible answers with ``reference_format="bfcl"``. ``[]`` means no
-        call is expected; a missing value (``None``) is an error.
+        call is expected; a missing value (``None``) is an error, and so is text with no call
+        in it, as in ``compute()``. A column of target replies (a text answer or a call) is
+        read as replies when each is an assistant message, ``{"role": "assistant",
+        "content": text}`` (prose there expects no call), as the Trainer helper reads labels.
     tools_column
         The dataset column holding each example's tool schemas (TRL tool datasets' ``tools``
         column): a list of schemas (dicts or JSON strings), one JSON string of that list, or

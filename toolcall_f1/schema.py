@@ -199,13 +199,44 @@ def _parameters(fn: Mapping[str, Any]) -> Any:
     return fn["parameters"] if "parameters" in fn else fn.get("input_schema", fn.get("inputSchema"))
 
 
+#: The most pairs of nodes :func:`_same_parameters` compares before giving up.
+_COMPARE_NODES = 1_000_000
+_CONTAINERS = (Mapping, list, tuple)
+
+
 def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Do two function schemas declare the same parameters? (Not when too deep to compare:
-    compiling refuses schemas deeper than any value.)"""
-    try:
-        return bool(_parameters(a) == _parameters(b))
-    except RecursionError:
-        return False
+    """Do two function schemas declare the same parameters (as ``==`` says)?
+
+    Compared by an explicit walk that compares each pair of nodes once: ``==`` would compare
+    a subschema shared by many parents once per path, exponential work for two equal
+    schemas built separately ("doubling" DAGs), and it recurses.
+
+    Raises
+    ------
+    ValueError
+        Past :data:`_COMPARE_NODES` pairs of nodes, naming the tool.
+    """
+    stack = [(_parameters(a), _parameters(b))]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        x, y = stack.pop()
+        if x is y or (id(x), id(y)) in seen:
+            continue
+        seen.add((id(x), id(y)))
+        if len(seen) > _COMPARE_NODES:
+            raise ValueError(f"tools: two schemas are named {a['name']!r}: their parameters are too large to "
+                             f"compare (over {_COMPARE_NODES:,} nodes)")
+        if isinstance(x, Mapping) and isinstance(y, Mapping):
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list) or isinstance(x, tuple) and isinstance(y, tuple):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif isinstance(x, _CONTAINERS) or isinstance(y, _CONTAINERS) or x != y:  # (a list is never a tuple)
+            return False
+    return True
 
 
 def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> ToolSpec:
@@ -240,7 +271,8 @@ def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
     weight = 1.0
     if "importance" in schema:
         weight = _check_weight(schema["importance"], f"tool {tool!r} argument {name!r} importance")
-    return ParamSpec(name, schema, weight, "default" in schema, schema.get("default"), type_check(schema))
+    return ParamSpec(name, schema, weight, "default" in schema, schema.get("default"),
+                     type_check(schema, f"tool {tool!r} parameter {name!r}"))
 
 
 class ToolSet:
@@ -385,9 +417,11 @@ def check_schema(schema: Any, where: str) -> None:
 
     Raises a ``ValueError`` naming the place for a schema that contains itself, unions
     nested deeper than :data:`MAX_UNION_DEPTH`, ``items``/``properties`` nested deeper than
-    any value (:data:`~toolcall_f1.calls.MAX_DEPTH`; a tool set must pickle), or over 100,000
-    subschemas (counted per path, as checking a value against unions walks paths); a schema
-    that passes never makes :func:`type_check` raise. Warns (:class:`ToolCallWarning`) for
+    any value can reach (more than :data:`~toolcall_f1.calls.MAX_DEPTH` levels below the
+    parameters object, as a value's depth counts from the arguments object; a tool set must
+    pickle), or over 100,000 subschemas (counted per path, as checking a value against unions
+    walks paths); a schema that passes makes :func:`type_check` raise only for a value whose
+    check would take over :data:`MAX_CHECK_STEPS` steps. Warns (:class:`ToolCallWarning`) for
     an unknown type name (it is not checked).
 
     Examples
@@ -401,7 +435,9 @@ def check_schema(schema: Any, where: str) -> None:
     """
     name = where.rsplit(" ", 1)[-1].strip("'")
     on_path: set[int] = set()
-    stack: list[tuple[Any, str, int, int, bool]] = [(schema, name, 0, 0, False)]
+    # A parameter's schema is level 1, as its value is one level below the arguments object:
+    # a node past MAX_DEPTH levels could only be reached by a value nested deeper than any can be.
+    stack: list[tuple[Any, str, int, int, bool]] = [(schema, name, 0, 1, False)]
     visits = 0
     while stack:
         node, at, unions, levels, leaving = stack.pop()
@@ -457,16 +493,21 @@ def type_ok(value: Any, schema: Any) -> bool:
     return type_check(schema)(value)
 
 
-def type_check(schema: Any) -> Callable[[Any], bool]:
+def type_check(schema: Any, where: str = "schema") -> Callable[[Any], bool]:
     """:func:`type_ok` for one schema, as a function of the value.
 
     Subschemas (items, properties, union members) are compiled when a value first reaches
     them (a schema may contain itself); the checks are small objects, so they pickle.
+    Checking one value takes at most :data:`MAX_CHECK_STEPS` steps (an array's or object's
+    entries, a union's members: each member checks the whole value, so a wide union times a
+    large value could otherwise take minutes).
 
     Raises
     ------
     ValueError
-        For unions nested deeper than :data:`MAX_UNION_DEPTH`, when a value reaches them.
+        For unions nested deeper than :data:`MAX_UNION_DEPTH`, when a value reaches them;
+        for a value whose check would take more than :data:`MAX_CHECK_STEPS` steps (naming
+        ``where``).
 
     Examples
     --------
@@ -474,18 +515,36 @@ def type_check(schema: Any) -> Callable[[Any], bool]:
     (True, False)
     >>> type_check({"type": "array", "items": {"type": "string"}})(["a", 1])
     False
+    >>> deep = {"type": "integer"}
+    >>> for _ in range(MAX_UNION_DEPTH + 1):
+    ...     deep = {"anyOf": [deep]}
+    >>> type_check(deep)(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: schema: unions (anyOf/oneOf) nested deeper than 64 levels
     """
-    return _compile(schema, 0)
+    check = _compile(schema, 0)
+    return check if isinstance(check, (_IsA, _Anything)) else _Budgeted(check, where)
 
 
-def _compile(schema: Any, unions: int) -> Callable[[Any], bool]:
+#: The most steps (entries of arrays and objects, members of unions) one value's type check takes.
+MAX_CHECK_STEPS = 4_000_000
+
+
+class _OverBudget(Exception):
+    """A check ran out of steps: each compound check spends one per entry (an array's items, an
+    object's keys, a union's members) from the one-item list ``left`` (:class:`_Budgeted` names
+    the schema)."""
+
+
+def _compile(schema: Any, unions: int) -> _Check:
     """The check of one schema node, reached through ``unions`` nested unions."""
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         return _anything
     declared = schema.get("type")
     if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
         return _type_name_check(declared, schema, unions)  # the commonest schema, in short
-    of_type: Callable[[Any], bool]
+    of_type: _Check
     if isinstance(declared, (list, tuple)):
         of_type = _Node(None, [_type_name_check(name, schema, unions) for name in declared])
     else:
@@ -498,7 +557,7 @@ def _compile(schema: Any, unions: int) -> Callable[[Any], bool]:
     return _Node([_Lazy(member, unions + 1) for member in members], [of_type])
 
 
-def _type_name_check(name: Any, schema: Mapping[str, Any], unions: int) -> Callable[[Any], bool]:
+def _type_name_check(name: Any, schema: Mapping[str, Any], unions: int) -> _Check:
     """The check of one type name of ``schema`` (an array's with its items, an object's with its properties)."""
     if not isinstance(name, str):
         return _anything  # no type declared, or not a name
@@ -514,11 +573,49 @@ def _type_name_check(name: Any, schema: Mapping[str, Any], unions: int) -> Calla
     return _TYPE_CHECKS.get(name, _anything)  # a type name we do not know is not checked
 
 
-def _anything(value: Any) -> bool:
-    return True
+class _Check:
+    """A compiled check: ``ok(value, left)`` spends steps from the one-item list ``left``."""
+
+    __slots__ = ()
+
+    def ok(self, value: Any, left: list[int]) -> bool:
+        raise NotImplementedError
 
 
-class _IsA:
+class _Budgeted:
+    """The check :func:`type_check` returns for a schema with subschemas: each value checked
+    within :data:`MAX_CHECK_STEPS` steps, else a ValueError naming ``where``."""
+
+    __slots__ = ("check", "where")
+
+    def __init__(self, check: _Check, where: str) -> None:
+        self.check = check
+        self.where = where
+
+    def __call__(self, value: Any) -> bool:
+        try:
+            return self.check.ok(value, [MAX_CHECK_STEPS])
+        except _OverBudget:
+            raise ValueError(f"{self.where}: checking one value's type takes over {MAX_CHECK_STEPS:,} steps "
+                             "(anyOf/oneOf unions too wide for a value this large)") from None
+
+
+class _Anything(_Check):
+    """No type declared (or one not known): every value passes."""
+
+    __slots__ = ()
+
+    def __call__(self, value: Any) -> bool:
+        return True
+
+    def ok(self, value: Any, left: list[int]) -> bool:
+        return True
+
+
+_anything = _Anything()
+
+
+class _IsA(_Check):
     """An instance of one of ``kinds``, where a bool is not an integer or a number."""
 
     __slots__ = ("kinds",)
@@ -529,8 +626,11 @@ class _IsA:
     def __call__(self, value: Any) -> bool:
         return isinstance(value, self.kinds) and (type(value) is not bool or bool in self.kinds)
 
+    def ok(self, value: Any, left: list[int]) -> bool:
+        return self(value)
 
-_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+
+_TYPE_CHECKS: dict[str, _Check] = {
     "string": _IsA(str),
     "integer": _IsA(int),
     "number": _IsA(int, float),
@@ -542,7 +642,7 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-class _Lazy:
+class _Lazy(_Check):
     """The check of a subschema, compiled when a value first reaches it."""
 
     __slots__ = ("schema", "unions", "check")
@@ -550,58 +650,74 @@ class _Lazy:
     def __init__(self, schema: Any, unions: int) -> None:
         self.schema = schema
         self.unions = unions
-        self.check: Callable[[Any], bool] | None = None
+        self.check: _Check | None = None
 
-    def __call__(self, value: Any) -> bool:
+    def ok(self, value: Any, left: list[int]) -> bool:
         if self.check is None:
             self.check = _compile(self.schema, self.unions)
-        return self.check(value)
+        return self.check.ok(value, left)
 
     def __reduce__(self) -> tuple[Any, ...]:  # the schema, not its compiled chain (far deeper)
         return _Lazy, (self.schema, self.unions)
 
 
-class _Node:
+class _Node(_Check):
     """A schema with a union or a type list: the value passes one of the union's ``members``
     (when there is a union) and one of the ``types``."""
 
     __slots__ = ("members", "types")
 
-    def __init__(self, members: list[_Lazy] | None, types: list[Callable[[Any], bool]]) -> None:
+    def __init__(self, members: list[_Lazy] | None, types: list[_Check]) -> None:
         self.members = members
         self.types = types
 
-    def __call__(self, value: Any) -> bool:
-        if self.members is not None and not any(member(value) for member in self.members):
-            return False
-        return any(ok(value) for ok in self.types)
+    def ok(self, value: Any, left: list[int]) -> bool:
+        if self.members is not None:
+            left[0] -= len(self.members)
+            if left[0] < 0:
+                raise _OverBudget
+            if not any(member.ok(value, left) for member in self.members):
+                return False
+        return any(check.ok(value, left) for check in self.types)
 
 
-class _ArrayCheck:
+class _ArrayCheck(_Check):
     """A list or tuple whose every item passes ``item_ok``."""
 
     __slots__ = ("item_ok",)
 
-    def __init__(self, item_ok: Callable[[Any], bool]) -> None:
+    def __init__(self, item_ok: _Check) -> None:
         self.item_ok = item_ok
 
-    def __call__(self, value: Any) -> bool:
-        return isinstance(value, (list, tuple)) and all(map(self.item_ok, value))
+    def ok(self, value: Any, left: list[int]) -> bool:
+        if not isinstance(value, (list, tuple)):
+            return False
+        left[0] -= len(value)
+        if left[0] < 0:
+            raise _OverBudget
+        item_ok = self.item_ok.ok
+        for item in value:
+            if not item_ok(item, left):
+                return False
+        return True
 
 
-class _ObjectCheck:
+class _ObjectCheck(_Check):
     """A mapping whose declared keys pass their own checks (other keys are not checked)."""
 
     __slots__ = ("prop_ok",)
 
-    def __init__(self, prop_ok: dict[str, Callable[[Any], bool]]) -> None:
+    def __init__(self, prop_ok: dict[str, _Check]) -> None:
         self.prop_ok = prop_ok
 
-    def __call__(self, value: Any) -> bool:
+    def ok(self, value: Any, left: list[int]) -> bool:
         if type(value) is not dict and not isinstance(value, Mapping):  # (``type`` first: ABCs are slow)
             return False
+        left[0] -= len(value)
+        if left[0] < 0:
+            raise _OverBudget
         for key, item in value.items():
-            ok = self.prop_ok.get(key)
-            if ok is not None and not ok(item):
+            check = self.prop_ok.get(key)
+            if check is not None and not check.ok(item, left):
                 return False
         return True

@@ -63,16 +63,16 @@ def test_union_depth_is_counted_across_items_by_both_checks() -> None:
 
 
 def test_schemas_deeper_than_any_value_are_refused_and_the_deepest_accepted_pickles() -> None:
-    metric = ToolCallMetric(tools=_tools(_properties(64)))
+    metric = ToolCallMetric(tools=_tools(_properties(63)))
     value = "{}"
     for _ in range(10):
         value = "{'x': " + value + "}"
     assert metric(f"[f(x={value})]", f"[f(x={value})]").exact
     copy = pickle.loads(pickle.dumps(metric))
     assert copy(f"[f(x={value})]", f"[f(x={value})]").exact
-    toolset = compile_tools(_tools(_properties(64)), {})
+    toolset = compile_tools(_tools(_properties(63)), {})
     assert pickle.loads(pickle.dumps(toolset)).lookup("f") is not None
-    for levels in (65, 3000):  # 3000 levels: built before, then pickling raised RecursionError
+    for levels in (64, 65, 3000):  # 3000 levels: built before, then pickling raised RecursionError
         with pytest.raises(ValueError, match=r"tool 'f' parameter 'x': items/properties nested deeper than 64"):
             ToolCallMetric(tools=_tools(_properties(levels)))
         with pytest.raises(ValueError, match=r"references\[0\]: tool 'f' parameter 'x': items/properties"):

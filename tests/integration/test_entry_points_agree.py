@@ -1,0 +1,111 @@
+"""The same inputs give the same numbers through every entry point: the core ``compute()``,
+the evaluate module, the CLI, the Trainer helper and the GRPO reward.
+
+A reference is read one way everywhere: text must hold a call (prose there is a bug in the
+data and raises), while an assistant *message* is read as a prediction is (prose in its
+content expects no call). The Trainer helper's only difference is what it is given: a label
+decoded from ``label_ids`` is the model's whole target turn, so it hands it to the metric as
+that assistant message; references passed with ``references=`` are read as given.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import toolcall_f1
+from toolcall_f1 import ToolCallMetric
+from toolcall_f1.cli import build_parser, main
+from toolcall_f1.rewards import ToolCallReward
+
+pytestmark = pytest.mark.usefixtures("offline_hub")
+
+NUMBERS = ("f1", "precision", "recall", "exact_match", "tp", "fp", "fn", "num_examples", "num_parse_errors")
+PREDS = ["[ f ( x = 1 ) ]", "the sky is blue", "[ f ( x = 2 ) ]", "[ g ( ) ]"]
+PROSE = "it is sunny"
+#: the second reference is the assistant's text answer: no call expected
+REFS: list[Any] = ["[ f ( x = 1 ) ]", {"role": "assistant", "content": PROSE},
+                   {"role": "assistant", "content": "[ f ( x = 1 ) ]"}, [{"name": "g", "arguments": {}}]]
+
+
+@pytest.fixture(scope="module")
+def module() -> Any:
+    return toolcall_f1.load(keep_in_memory=True)
+
+
+def _cli(tmp_path: Path, capsys: pytest.CaptureFixture[str], refs: list[Any], *flags: str) -> tuple[int, Any, str]:
+    """The CLI's exit status, its JSON result (None on an error) and its stderr."""
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps({"prediction": p, "reference": r}) + "\n" for p, r in zip(PREDS, refs)))
+    capsys.readouterr()
+    rc = main(["score", "--input", str(path), "-o", "json", "--no-progress", *flags])
+    out, err = capsys.readouterr()
+    return rc, json.loads(out.strip().splitlines()[-1]) if rc == 0 else None, err
+
+
+def test_every_entry_point_gives_the_core_numbers(module: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    metric = ToolCallMetric("arg")
+    want = metric.compute(PREDS, REFS, per_tool=True)
+    assert want["num_examples"] == 4 and (want["tp"], want["fp"], want["fn"]) == (4.0, 1.0, 1.0)
+    via_evaluate = module.compute(predictions=PREDS, references=REFS, level="arg", per_tool=True)
+    rc, via_cli, _ = _cli(tmp_path, capsys, REFS, "--level", "arg", "--per-tool")
+    assert rc == 0
+    for got in (via_evaluate, via_cli):
+        assert {k: got[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}
+        assert got["per_tool"] == want["per_tool"]
+    rewards = ToolCallReward("arg")(prompts=["p"] * 4, completions=PREDS, reference=REFS)
+    assert rewards == [metric(p, r).f1 for p, r in zip(PREDS, REFS)] == [1.0, 1.0, 0.5, 1.0]
+
+
+def test_a_prose_reference_text_raises_everywhere(module: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refs = [REFS[0], PROSE, *REFS[2:]]
+    message = "references\\[1\\]: auto: no call can be read from this reference text"
+    with pytest.raises(ValueError, match=message):
+        ToolCallMetric().compute(PREDS, refs)
+    with pytest.raises(ValueError, match=message):
+        module.compute(predictions=PREDS, references=refs)
+    with pytest.raises(ValueError, match="column 'reference', row 1.*no call can be read from this reference text"):
+        ToolCallReward()(prompts=["p"] * 4, completions=PREDS, reference=refs)
+    rc, _, err = _cli(tmp_path, capsys, refs)
+    assert rc == 2 and "run.jsonl:2: reference: auto: no call can be read" in err
+
+
+def test_the_trainer_reads_labels_as_replies_and_references_as_given() -> None:
+    pytest.importorskip("transformers")
+    from toolcall_f1.trainer import make_compute_metrics
+
+    from .tiny_models import word_tokenizer
+
+    texts = [r if isinstance(r, str) else r["content"] if isinstance(r, dict) else "[ g ( ) ]" for r in REFS]
+    tok = word_tokenizer({w for t in [*PREDS, *texts] for w in t.split()})
+    rows = [list(tok(t)["input_ids"]) for t in PREDS]
+    labels = [list(tok(t)["input_ids"]) for t in texts]
+    width = max(map(len, rows + labels))
+    pad = lambda rs: np.array([r + [-100] * (width - len(r)) for r in rs])  # noqa: E731
+    want = ToolCallMetric().compute(PREDS, [{"role": "assistant", "content": t} for t in texts])
+    got = make_compute_metrics(tok, strip_prompt="none", metric=ToolCallMetric())((pad(rows), pad(labels)))
+    assert {k: got[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}
+    given = make_compute_metrics(tok, strip_prompt="none", references=REFS, metric=ToolCallMetric())((pad(rows), pad(labels)))
+    assert {k: given[k] for k in NUMBERS} == {k: v for k, v in ToolCallMetric().compute(PREDS, REFS).items() if k in NUMBERS}
+    with pytest.raises(ValueError, match=r"references\[1\]: auto: no call can be read"):
+        make_compute_metrics(tok, strip_prompt="none", references=texts, metric=ToolCallMetric())((pad(rows), pad(labels)))
+
+
+def test_the_cli_points_a_pip_user_to_help_they_have(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The footer under the table and ``score --help`` name no file of the repository (a pip
+    user has none): the footer points to ``score --help``, whose epilog says what each number means."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"prediction": PREDS[0], "reference": REFS[0]}) + "\n")
+    assert main(["score", "--input", str(path), "--no-progress"]) == 0
+    footer = capsys.readouterr().out
+    assert "toolcall-f1 score --help" in footer
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["score", "--help"])
+    help_text = capsys.readouterr().out
+    assert "what the numbers mean:" in help_text
+    for text in (footer, help_text):
+        assert "examples/" not in text and ".md" not in text
