@@ -304,10 +304,14 @@ class ToolCallMetric:
                 raise prediction
             return read_any(prediction, fmt, _reader_context(toolset)), None
         except ToolCallParseError as err:
-            located = err.located("predictions" if index is None else f"predictions[{index}]", index)
-            if self.on_parse_error == "raise":
-                raise located from None
-            return [], str(located)
+            return [], self._unreadable(err, index)
+
+    def _unreadable(self, err: ToolCallParseError, index: int | None) -> str:
+        """The message of a prediction's parse error, counted; with ``"raise"`` it is raised."""
+        located = err.located("predictions" if index is None else f"predictions[{index}]", index)
+        if self.on_parse_error == "raise":
+            raise located from None
+        return str(located)
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -380,11 +384,13 @@ class ToolCallMetric:
         """The one per-example pipeline: reference, prediction, matching, counts."""
         golds, toolset, digest = self._read_reference(gold, index, run)
         preds, error = self._read_prediction(pred, toolset, run.prediction_format, index)
-        return count_example(
-            preds, golds, toolset, level=self.level, matching=self.matching, canon=self._canon,
-            fill_defaults=run.reference_format != "bfcl", parse_error=error, tools_digest=digest,
-            per_tool_counts=run.per_tool, details=run.details,
-        )
+        settings = dict(level=self.level, matching=self.matching, canon=self._canon,
+                        fill_defaults=run.reference_format != "bfcl", tools_digest=digest,
+                        per_tool_counts=run.per_tool, details=run.details)
+        try:
+            return count_example(preds, golds, toolset, parse_error=error, **settings)
+        except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
+            return count_example([], golds, toolset, parse_error=self._unreadable(err, index), **settings)
 
     def _scores(self, predictions: Sequence[Any], references: Sequence[Any], run: _Run, progress: bool,
                 ) -> Iterator[Score]:

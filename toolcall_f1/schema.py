@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .calls import MAX_DEPTH, ToolCallWarning
+from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
 from .memo import Memo, content_key
 from .values import NameCanonicalizer, canon_exact, plain_json
 
@@ -505,9 +505,10 @@ def type_check(schema: Any, where: str = "schema") -> Callable[[Any], bool]:
     Raises
     ------
     ValueError
-        For unions nested deeper than :data:`MAX_UNION_DEPTH`, when a value reaches them;
-        for a value whose check would take more than :data:`MAX_CHECK_STEPS` steps (naming
-        ``where``).
+        For unions nested deeper than :data:`MAX_UNION_DEPTH`, when a value reaches them.
+    ToolCallParseError
+        For a value whose check would take more than :data:`MAX_CHECK_STEPS` steps (naming
+        ``where``): a metric counts such a prediction as unreadable, as it does one over 1 MB.
 
     Examples
     --------
@@ -584,7 +585,7 @@ class _Check:
 
 class _Budgeted:
     """The check :func:`type_check` returns for a schema with subschemas: each value checked
-    within :data:`MAX_CHECK_STEPS` steps, else a ValueError naming ``where``."""
+    within :data:`MAX_CHECK_STEPS` steps, else a parse error naming ``where``."""
 
     __slots__ = ("check", "where")
 
@@ -595,9 +596,10 @@ class _Budgeted:
     def __call__(self, value: Any) -> bool:
         try:
             return self.check.ok(value, [MAX_CHECK_STEPS])
-        except _OverBudget:
-            raise ValueError(f"{self.where}: checking one value's type takes over {MAX_CHECK_STEPS:,} steps "
-                             "(anyOf/oneOf unions too wide for a value this large)") from None
+        except _OverBudget:  # the value's fault as much as the schema's: a prediction's is counted
+            raise ToolCallParseError(f"{self.where}: checking one value's type takes over {MAX_CHECK_STEPS:,} "
+                                     "steps (anyOf/oneOf unions too wide for a value this large)",
+                                     format="schema") from None
 
 
 class _Anything(_Check):

@@ -6,8 +6,8 @@
   in linear time (``==`` took exponential time), and a comparison too large is an error;
 - a schema is refused where values stop: no value can reach ``items``/``properties`` nested
   64 levels below the parameters object, so such a schema is refused when built;
-- a type check does bounded work: a wide union against a large value is an error naming the
-  parameter, not minutes of work.
+- a type check does bounded work: a wide union against a large value is a parse error naming
+  the parameter (a prediction's is counted as unreadable), not minutes of work.
 """
 
 from __future__ import annotations
@@ -157,8 +157,16 @@ def test_a_wide_union_against_a_large_value_is_an_error_naming_the_parameter(mon
     small = ["s"] * 9 + [1]  # 300 members x 10 elements: checked, and the type is wrong
     assert metric([Call("f", {"x": small})], [Call("f", {"x": small})]).fp == 1.0
     large = ["s"] * 99 + [1]  # 300 x 100 steps: over the budget
-    with pytest.raises(ValueError, match=r"tool 'f' parameter 'x': checking one value's type takes over 20,000 steps"):
-        metric([Call("f", {"x": large})], [Call("f", {"x": large})])
+    message = r"tool 'f' parameter 'x': checking one value's type takes over 20,000 steps"
+    with pytest.raises(ToolCallParseError, match=message):
+        ToolCallMetric(tools=tools, on_parse_error="raise")([Call("f", {"x": large})], [Call("f", {"x": large})])
+    # model output: counted as an unreadable prediction (never the whole run lost)
+    score = metric([Call("f", {"x": large})], [Call("f", {"x": large})])
+    assert (score.tp, score.fp, score.fn, score.parse_error is not None) == (0.0, 0.0, 1.0, True)
+    result = metric.compute([[Call("f", {"x": large})], "[g()]"], [[Call("f", {"x": large})], [("g", {})]],
+                            return_details=True)
+    assert (result["num_parse_errors"], result["f1"]) == (1, 2 / 3)
+    assert "predictions[0]: schema: tool 'f' parameter 'x'" in result["details"][0]["parse_error"]
 
 
 def test_the_real_budget_fits_a_large_value_against_a_normal_union() -> None:
