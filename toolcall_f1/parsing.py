@@ -667,7 +667,9 @@ class NextFinder:
 
 
 # a JSON call object (or a list of them) where it stands in prose
-_JSON_CALL = re.compile(r'(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function|type|tool_name|tool_calls)"[ \t\r\n]*:')
+_JSON_CALL = re.compile(
+    r'(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function|type|tool_name|tool_calls|role(?="[ \t\r\n]*:[ \t\r\n]*"assistant"))"[ \t\r\n]*:'
+)  # a call object, or an assistant message (its tool_calls, even an empty list, are the calls)
 # a bracketed list of calls in the middle of a line: "I will call [f(a=1)]"
 _MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
 _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
@@ -775,8 +777,8 @@ def _scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -
             continue
         attempted = True
         if kind == "json":  # a JSON call object: its errors are the JSON reader's
-            value, end = _decode_at(text, start, "json")
-            calls.extend(coerce_structured(value, fmt="json"))
+            value, end = _decode_at(text, start, "json")  # a message's text content read as the whole-JSON route reads it
+            calls.extend(coerce_structured(value, fmt="json", parse_text=lambda t: read_auto(t, ctx)))
         else:
             while start < n and text[start] in "` \t":
                 start += 1
