@@ -1143,7 +1143,8 @@ def _first_marker(text: str, seen: frozenset[str], pos: int = 0) -> tuple[str, i
 
 
 # where a call written without markers may begin: a JSON object or list of objects, or "name("
-_VALUE_START = re.compile(r'\{[ \t\r\n]*"|\[[ \t\r\n]*\{|[A-Za-z_][\w.]*\(')
+# (a name is matched from its first character only: inside a long word the search moves on at once)
+_VALUE_START = re.compile(r'\{[ \t\r\n]*"|\[[ \t\r\n]*\{|(?<![\w.])[A-Za-z_][\w.]*\(')
 _SPAN_DECODER = json.JSONDecoder()  # only where a JSON value ends: its content is read later
 
 
@@ -1167,7 +1168,9 @@ def _live_marker(text: str, seen: frozenset[str]) -> tuple[tuple[str, int] | Non
 
 def _value_around(text: str, lo: int, at: int) -> int | None:
     """The end of the JSON value or Python call begun in ``text[lo:at]`` that runs past ``at``;
-    None when none does (the first one that cannot be measured ends the search)."""
+    None when none does (the first one that cannot be measured ends the search). A Python span
+    counts only if it parses as one call: prose such as ``get_weather(Paris's forecast) ... :)``
+    has balanced brackets around the marker but is no call, and the marker is live."""
     pos = lo
     while True:
         m = _VALUE_START.search(text, pos, at)
@@ -1176,9 +1179,11 @@ def _value_around(text: str, lo: int, at: int) -> int | None:
         try:
             if m.group()[-1] == "(":
                 end = _balanced_end(text, m.end() - 1, "python")
+                if end > at and not isinstance(_parse_expr(text[m.start():end], "python"), ast.Call):
+                    return None
             else:
                 _, end = _SPAN_DECODER.raw_decode(text, m.start())
-        except (ValueError, RecursionError):  # ToolCallParseError (unbalanced) is a ValueError
+        except (ValueError, RecursionError):  # ToolCallParseError (unbalanced, not Python) is a ValueError
             return None
         if end > at:
             return end
@@ -1436,7 +1441,8 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
     return calls
 
 
-_EMPTY_LIST = re.compile(r"\[\s*\]")
+# "[]" and then nothing on its line but a comment or a closing tag or token ("[](url)", "[][" are not it)
+_EMPTY_LIST = re.compile(r"\[\s*\][ \t]*(?:$|\r?\n|#|<)")
 
 
 def _says_no_call(text: str, fmt: Any) -> bool:
@@ -1456,8 +1462,8 @@ def _says_no_call(text: str, fmt: Any) -> bool:
             final = t.rfind("<|channel|>final")
             if final < 0:
                 return False
-            body = t.find("<|message|>", final) + len("<|message|>")
-            return _EMPTY_LIST.match(t[body:].lstrip()) is not None
+            body = t.find("<|message|>", final)
+            return body >= 0 and _EMPTY_LIST.match(t[body + len("<|message|>"):].lstrip()) is not None
         marker = _marker_scan()[0].match(t)
         assert marker is not None  # find_marker found one at 0
         end = marker.end() - 1 if marker.group().endswith("[") else marker.end()  # functools[ holds the "["

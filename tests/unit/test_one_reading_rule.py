@@ -193,7 +193,9 @@ def test_markers_inside_long_strings_finish(size: int) -> None:
              '[{"name": "f", "arguments": {"t": "' + '<tool_call>{"' * (n // 2),
              '{"name": "f", "arguments": {"t": "<tool_call>"}}\n' * (size // 50) + "<tool_call>{}</tool_call>",
              "f(a=1) " * (size // 7) + '<tool_call>{"name": "g"}</tool_call>',  # calls measured, none holds it
-             'x(' * (size // 2) + "<tool_call>", '{"a": "' * (size // 7) + "<tool_call>"]
+             'x(' * (size // 2) + "<tool_call>", '{"a": "' * (size // 7) + "<tool_call>",
+             "a" * size + '\n<tool_call>{"name": "f", "arguments": {}}</tool_call>',  # a name's start was sought in every letter
+             "The digest is " + "0f" * (size // 2) + '.\n<tool_call>{"name": "f", "arguments": {}}</tool_call>']
     for text in texts:
         start = time.perf_counter()
         try:
@@ -201,3 +203,19 @@ def test_markers_inside_long_strings_finish(size: int) -> None:
         except ToolCallParseError:
             pass
         assert time.perf_counter() - start < 10
+
+
+QWEN_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"
+
+
+@pytest.mark.parametrize(
+    "prose",
+    ["I'll check get_weather(Paris's forecast).\n", "find_contact(O'Brien):\n", "I will call get_weather(for Paris.\n"],
+    ids=["apostrophe", "name-apostrophe", "unclosed"],
+)
+def test_prose_that_only_looks_like_a_call_around_a_marker_leaves_the_marker_live(prose: str) -> None:
+    # the span from "get_weather(" to a later ")" (here "1)" and ":)") held the block, and the call was
+    # lost silently: a span counts as a value only if it parses as one call
+    text = prose + QWEN_CALL + "\nHere's the plan: 1) fetch 2) report :)\n)"
+    assert parse_calls(text) == [Call("get_weather", {"city": "Paris"})]
+    assert ToolCallMetric().compute([text], [[("get_weather", {"city": "Paris"})]])["f1"] == 1.0

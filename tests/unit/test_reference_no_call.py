@@ -81,3 +81,13 @@ def test_the_cli_reads_an_empty_list_after_reasoning_as_no_call(tmp_path: Path, 
     bad.write_text(json.dumps({"prediction": "[]", "reference": "<think>just a greeting</think>"}) + "\n", "utf-8")
     assert main(["score", "--input", str(bad), "--no-progress"]) == 2
     assert f"{bad}:1: reference: auto: no call can be read from this reference text" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[](https://example.com) see the docs", "[][", "[]'", "<|start|>a[] then some words <|channel|>final"],
+)
+def test_text_that_only_begins_with_an_empty_list_still_raises(text: str) -> None:
+    # "[]" must end its line (or stand before a comment or a closing tag) to write "no call"
+    with pytest.raises(ValueError, match="no call can be read"):
+        ToolCallMetric().compute(["[]"], [text])
