@@ -17,6 +17,7 @@ without an assignment solver (:func:`_forced_exact`).
 from __future__ import annotations
 
 import collections
+import pickle
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from math import lcm
@@ -26,7 +27,6 @@ import numpy as np
 
 from .calls import Call, GoldCall, coerce_structured
 from .counting import VERDICT_COUNTS
-from .memo import content_key
 from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
 from .values import Canonicalizer
@@ -413,9 +413,14 @@ def _classes(keys: Sequence[object]) -> tuple[list[int], list[int]]:
 
 
 def _strict_key(value: Any) -> object:
-    """:func:`~toolcall_f1.memo.content_key`: equal only for identical plain data (``1``,
-    ``1.0`` and ``True`` differ, and so does key order); for anything else, a key equal to no other."""
-    return content_key(value) or object()
+    """Equal only for identical values (``1``, ``1.0`` and ``True`` differ, and so does key
+    order): the pickle bytes of what calls hold once read, plain data and this package's own
+    answer types (:class:`~toolcall_f1.calls.AnyOf`, nested answers; never a caller's object,
+    which :func:`~toolcall_f1.memo.content_key` refuses). Anything else: a key equal to no other."""
+    try:
+        return pickle.dumps(value, protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return object()
 
 
 def _match_classes(

@@ -26,7 +26,8 @@ def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
     """The ``pickle`` bytes of plain data (exact dict, list, tuple, str, int, float, bool,
     None), from one C pass that also checks it is plain data: two values that could read
     differently never share them (``1``, ``1.0`` and ``True`` differ, as do tuples and lists,
-    and key orders), and equal bytes load back as equal data.
+    and key orders), and equal bytes load back as equal data (``pickle.loads(key)`` is a
+    private copy of the value: what a metric compiles and keeps is built from it).
 
     Not ``marshal``: its newer formats mark objects by reference count (the same object gets
     other bytes once something else holds it), its older ones copy a shared object for each

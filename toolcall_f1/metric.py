@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from typing import Any, NamedTuple
@@ -137,6 +138,8 @@ class ToolCallMetric:
         self.reference_format = check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
         self.on_parse_error = check_choice(on_parse_error, PARSE_ERROR_MODES, "on_parse_error")
         self.tools = merge_tools(grammar if tools is None else tools)
+        key = content_key(self.tools)  # the metric's own copy of plain schemas (the caller may change theirs)
+        self.tools = pickle.loads(key) if key is not None else self.tools
         self.weights = validate_weights(weights)
         self._memo = Memo(_MEMO_SIZE)
         self._toolset = compile_tools(self.tools, self.weights, self._name_fn, cache=self._memo)
@@ -270,7 +273,9 @@ class ToolCallMetric:
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
-        raw_tools = raw_tools if key is not None else plain_json(raw_tools)
+        # a private copy (the key's bytes loaded back): the tool set compiles subschemas when a
+        # value first reaches them, and the caller may change these dicts before then
+        raw_tools = pickle.loads(key) if key is not None else plain_json(raw_tools)
         try:
             if not isinstance(raw_tools, list):
                 raise ValueError("'tools' must be a list of function schemas")
@@ -384,13 +389,18 @@ class ToolCallMetric:
         """The one per-example pipeline: reference, prediction, matching, counts."""
         golds, toolset, digest = self._read_reference(gold, index, run)
         preds, error = self._read_prediction(pred, toolset, run.prediction_format, index)
-        settings = dict(level=self.level, matching=self.matching, canon=self._canon,
-                        fill_defaults=run.reference_format != "bfcl", tools_digest=digest,
-                        per_tool_counts=run.per_tool, details=run.details)
         try:
-            return count_example(preds, golds, toolset, parse_error=error, **settings)
+            return self._count(preds, golds, toolset, error, digest, run)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
-            return count_example([], golds, toolset, parse_error=self._unreadable(err, index), **settings)
+            return self._count([], golds, toolset, self._unreadable(err, index), digest, run)
+
+    def _count(self, preds: list[Call], golds: list[GoldCall], toolset: ToolSet, error: str | None, digest: str,
+               run: _Run) -> Score:
+        return count_example(
+            preds, golds, toolset, level=self.level, matching=self.matching, canon=self._canon,
+            fill_defaults=run.reference_format != "bfcl", parse_error=error, tools_digest=digest,
+            per_tool_counts=run.per_tool, details=run.details,
+        )
 
     def _scores(self, predictions: Sequence[Any], references: Sequence[Any], run: _Run, progress: bool,
                 ) -> Iterator[Score]:

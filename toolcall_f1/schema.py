@@ -8,6 +8,7 @@ A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, 
 
 from __future__ import annotations
 
+import pickle
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -185,7 +186,8 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
             name = fn["name"]
             if name in here and not _same_parameters(here[name], fn):
                 warnings.warn(
-                    f"tools: two schemas are named {name!r} with different parameters; the later one is used",
+                    f"tools: two schemas are named {name!r} with different parameters (or too large to compare); "
+                    "the later one is used",
                     ToolCallWarning,
                     stacklevel=3,
                 )
@@ -211,10 +213,8 @@ def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     a subschema shared by many parents once per path, exponential work for two equal
     schemas built separately ("doubling" DAGs), and it recurses.
 
-    Raises
-    ------
-    ValueError
-        Past :data:`_COMPARE_NODES` pairs of nodes, naming the tool.
+    Past :data:`_COMPARE_NODES` pairs of nodes, False: the comparison only decides whether
+    :func:`merge_tools` warns.
     """
     stack = [(_parameters(a), _parameters(b))]
     seen: set[tuple[int, int]] = set()
@@ -223,9 +223,8 @@ def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
         if x is y or (id(x), id(y)) in seen:
             continue
         seen.add((id(x), id(y)))
-        if len(seen) > _COMPARE_NODES:
-            raise ValueError(f"tools: two schemas are named {a['name']!r}: their parameters are too large to "
-                             f"compare (over {_COMPARE_NODES:,} nodes)")
+        if len(seen) > _COMPARE_NODES:  # too large to compare: told apart (a warning), never refused
+            return False
         if isinstance(x, Mapping) and isinstance(y, Mapping):
             if x.keys() != y.keys():
                 return False
@@ -341,7 +340,10 @@ def compile_tools(
         return ToolSet(tools, weights, name_canon)
     compiled = cache.get((content, id(name_canon)))
     if compiled is None or compiled.name_canon is not name_canon:  # a later function may reuse an id
-        compiled = ToolSet(tools, weights, name_canon)
+        # built from a private copy (the key's own bytes): subschemas compile when a value first
+        # reaches them, and the caller's dicts may have been changed by then (found by review)
+        own_tools, own_weights = pickle.loads(content)
+        compiled = ToolSet(own_tools, own_weights, name_canon)
         cache.put((content, id(name_canon)), compiled)
     return compiled
 
@@ -674,12 +676,11 @@ class _Node(_Check):
         self.types = types
 
     def ok(self, value: Any, left: list[int]) -> bool:
-        if self.members is not None:
-            left[0] -= len(self.members)
-            if left[0] < 0:
-                raise _OverBudget
-            if not any(member.ok(value, left) for member in self.members):
-                return False
+        left[0] -= len(self.types) + (0 if self.members is None else len(self.members))
+        if left[0] < 0:
+            raise _OverBudget
+        if self.members is not None and not any(member.ok(value, left) for member in self.members):
+            return False
         return any(check.ok(value, left) for check in self.types)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import toolcall_f1.schema as schema_module
-from toolcall_f1 import Call, Tally, ToolCallMetric, ToolCallParseError, summarize
+from toolcall_f1 import Call, Tally, ToolCallMetric, ToolCallParseError, ToolCallWarning, summarize
 from toolcall_f1.schema import merge_tools
 
 PREDS = ["[f(x=1), g()]", "[f(x=2)]", "[]", "[h(y=1)]"]
@@ -105,14 +105,18 @@ def test_schemas_compare_as_equality_says(a: Any, b: Any, same: bool) -> None:
     assert (not caught) is same
 
 
-def test_a_comparison_too_large_is_an_error_naming_the_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_comparison_too_large_warns_and_keeps_the_later_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the comparison only decides whether to warn: tools too large to compare are never refused
     monkeypatch.setattr(schema_module, "_COMPARE_NODES", 50)
     wide = {"name": "f", "parameters": {"properties": {f"p{i}": {"type": "string"} for i in range(100)}}}
-    with pytest.raises(ValueError, match=r"tools: two schemas are named 'f': their parameters are too large to compare"):
-        merge_tools([wide, copy.deepcopy(wide)])
-    with pytest.raises(ValueError, match=r"too large to compare"):
-        ToolCallMetric(tools=[wide, copy.deepcopy(wide)])
-    assert merge_tools([wide, wide]) == [wide]  # the same object: nothing to walk
+    later = copy.deepcopy(wide)
+    with pytest.warns(ToolCallWarning, match=r"two schemas are named 'f' .*too large to compare"):
+        assert merge_tools([wide, later])[0] is later
+    with pytest.warns(ToolCallWarning, match=r"too large to compare"):
+        assert ToolCallMetric(tools=[wide, copy.deepcopy(wide)])("[f(p1='a')]", "[f(p1='a')]").tp == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert merge_tools([wide, wide]) == [wide]  # the same object: nothing to walk
 
 
 # --------------------------------------------------------------------------- depth: one limit

@@ -97,3 +97,27 @@ def test_tools_shared_by_different_references_score_as_fresh_readings() -> None:
     assert [(s.tp, s.fp, s.fn, s.tools_digest) for s in remembered] == [
         (s.tp, s.fp, s.fn, s.tools_digest) for s in fresh]
     assert {s.fn for s in remembered} == {14.0, 35.0, 7.0}  # tool weight 2, 5 (numpy, read as 5), 1; times y's 7
+
+
+def _lazy_tools() -> list[dict[str, Any]]:
+    union = {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]}
+    return [{"name": "f", "parameters": {"type": "object", "properties": {"x": union}}}]
+
+
+@pytest.mark.parametrize("where", ["call", "reference", "constructor"])
+def test_tools_changed_in_place_after_use_do_not_change_later_scores(where: str) -> None:
+    # union members compile when a value first reaches them: a tool set built on the caller's dicts
+    # compiled the changed schema later, under the key of the original content (found by review)
+    tools, original = _lazy_tools(), _lazy_tools()
+    metric = ToolCallMetric(tools=tools) if where == "constructor" else ToolCallMetric()
+
+    def score(pred: str, given: list[dict[str, Any]]) -> float:
+        if where == "call":
+            return metric(pred, pred, tools=given).tp
+        if where == "reference":
+            return metric(pred, {"calls": pred, "tools": given}).tp
+        return metric(pred, pred).tp
+
+    assert score("[f(x=1)]", tools) == 1.0
+    tools[0]["parameters"]["properties"]["x"]["anyOf"][1]["items"]["type"] = "string"
+    assert score("[f(x=[1])]", original) == 1.0 == ToolCallMetric()("[f(x=[1])]", "[f(x=[1])]", tools=original).tp
