@@ -1448,8 +1448,9 @@ _EMPTY_LIST = re.compile(r"\[\s*\][ \t]*(?:$|\r?\n|#|<)")
 def _says_no_call(text: str, fmt: Any) -> bool:
     """Does reference text read as zero calls because it writes an empty list of calls?
 
-    After its reasoning, ``[]`` comes first — alone, or before prose or a comment
-    (``<think>…</think>\\n[]``, ``[]  # no call``) — or right after a call marker of the format
+    After its reasoning, ``[]`` comes first and ends its line — alone, before prose on later
+    lines, a comment or a closing tag or token (``<think>…</think>\\n[]``, ``[]  # no call``;
+    not ``[](url)``) — or right after a call marker of the format
     read (``[TOOL_CALLS][]``, ``<tool_call>[]</tool_call>``, ``functools[]``; for Harmony, the
     final channel's message: ``<|channel|>final<|message|>[]``). Anything else that reads as no
     call (prose, reasoning alone, a Harmony answer in words) is not read as "no call": it may

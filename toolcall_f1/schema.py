@@ -540,6 +540,13 @@ class _OverBudget(Exception):
     the schema)."""
 
 
+def _spend(left: list[int], steps: int) -> None:
+    """Take ``steps`` from the one-item list ``left``; none left is :class:`_OverBudget`."""
+    left[0] -= steps
+    if left[0] < 0:
+        raise _OverBudget
+
+
 def _compile(schema: Any, unions: int) -> _Check:
     """The check of one schema node, reached through ``unions`` nested unions."""
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
@@ -676,9 +683,7 @@ class _Node(_Check):
         self.types = types
 
     def ok(self, value: Any, left: list[int]) -> bool:
-        left[0] -= len(self.types) + (0 if self.members is None else len(self.members))
-        if left[0] < 0:
-            raise _OverBudget
+        _spend(left, len(self.types) + (0 if self.members is None else len(self.members)))
         if self.members is not None and not any(member.ok(value, left) for member in self.members):
             return False
         return any(check.ok(value, left) for check in self.types)
@@ -695,9 +700,7 @@ class _ArrayCheck(_Check):
     def ok(self, value: Any, left: list[int]) -> bool:
         if not isinstance(value, (list, tuple)):
             return False
-        left[0] -= len(value)
-        if left[0] < 0:
-            raise _OverBudget
+        _spend(left, len(value))
         item_ok = self.item_ok.ok
         for item in value:
             if not item_ok(item, left):
@@ -716,9 +719,7 @@ class _ObjectCheck(_Check):
     def ok(self, value: Any, left: list[int]) -> bool:
         if type(value) is not dict and not isinstance(value, Mapping):  # (``type`` first: ABCs are slow)
             return False
-        left[0] -= len(value)
-        if left[0] < 0:
-            raise _OverBudget
+        _spend(left, len(value))
         for key, item in value.items():
             check = self.prop_ok.get(key)
             if check is not None and not check.ok(item, left):

@@ -281,12 +281,18 @@ def _check_repeated_keys(raw: str, tool: Mapping[str, Any], name: str) -> None:
     content by its tag pattern and value parser (see the module notes for what is not read)."""
     content, args = tool.get("content", "text"), tool.get("content_args") or {}
     try:
-        if content == "json" and not (args.get("unquoted_keys") or args.get("string_delims")):
+        if content == "json" and not _rewritten_json(args):
             _strict_json(raw)
         elif content == "xml-inline" and not args.get("merge_duplicates") and args.get("tag_pattern"):
             _xml_inline_keys(raw, args["tag_pattern"], args.get("value_parser"))
     except DuplicateKeyError as err:
         raise ToolCallParseError(f"{err.reason} (transformers keeps the last)", format=name, snippet=raw[:200]) from None
+
+
+def _rewritten_json(args: Mapping[str, Any]) -> bool:
+    """Is JSON read with these parser ``args`` in a dialect transformers rewrites before decoding
+    (``unquoted_keys``, ``string_delims``: Gemma 4's)? Such text is not read again here."""
+    return bool(args.get("unquoted_keys") or args.get("string_delims"))
 
 
 def _strict_json(raw: str) -> None:
@@ -306,8 +312,8 @@ def _xml_inline_keys(raw: str, pattern: str, value_parser: Any) -> None:
     import regex  # transformers' own regular expressions (a dependency of it)
     from transformers.utils.chat_parsing.content_parsers import parse_content
 
-    json_values = isinstance(value_parser, Mapping) and value_parser.get("name") == "json" and not (
-        (value_parser.get("args") or {}).get("unquoted_keys") or (value_parser.get("args") or {}).get("string_delims"))
+    json_values = isinstance(value_parser, Mapping) and value_parser.get("name") == "json" and not _rewritten_json(
+        value_parser.get("args") or {})
     seen: dict[str, Any] = {}
     for m in regex.finditer(pattern, raw, flags=regex.DOTALL):
         key, text = m.groupdict().get("key"), m.groupdict().get("value") or ""
