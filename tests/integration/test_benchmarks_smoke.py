@@ -26,7 +26,7 @@ def test_run_all_smallest_sizes_writes_the_summary(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     text = out.read_text(encoding="utf-8")
-    for heading in ("## Machine", "## Targets", "## 1. Throughput", "## 2. BFCL-style records",
+    for heading in ("## Machine", "## Targets", "## 0. The route", "## 1. Throughput", "## 2. BFCL-style records",
                     "## 3a. Scaling", "## 3b. Scaling"):
         assert heading in text
     assert "40/40" in text  # our verdicts equal expected_exact on the records scored
