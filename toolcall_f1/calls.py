@@ -393,6 +393,10 @@ _ARG_KEYS = ("arguments", "parameters", "input", "args")
 #: SPEC §2's ``{"name", "arguments" | "parameters"}``: without a name, a call missing it.
 _NAMED_CALL_ARG_KEYS = ("arguments", "parameters")
 _NOT_CALL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_result")
+#: The keys of a chat message as chat APIs return it and SDKs' ``model_dump()`` writes it
+#: (SPEC §2, "Messages"): a dict holding ``content`` or ``tool_calls`` with no other key is one.
+_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "function_call", "name", "refusal",
+                           "reasoning_content", "reasoning", "audio", "annotations"})
 _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython", "function"})
 _KINDS = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
 
@@ -528,6 +532,10 @@ class _Reader:
                 return [self.call(fn.get("name"), fn.get("arguments", fn.get("parameters")))]
             if any(key in fn for key in _NAMED_CALL_ARG_KEYS):  # not a call to a tool named "function"
                 raise self.error('a "function" object with arguments needs a "name"')
+        if ("content" in obj or "tool_calls" in obj) and obj.keys() <= _MESSAGE_KEYS and not (
+            isinstance(obj.get("content"), Mapping) or isinstance(obj.get("tool_calls"), Mapping)
+        ):  # {"content": {args}}: BFCL's call to a tool named "content"
+            return self.message(obj, depth)
         if "tool_calls" in obj:  # an assistant message's: a list of structured calls, never text
             held = plain_json(obj["tool_calls"])
             if held is None or isinstance(held, (list, tuple)):
@@ -545,6 +553,34 @@ class _Reader:
                 return self.parse_text(content) if self.parse_text is not None else []
             return _Reader(self.fmt, self.gold, self.budget).calls(content, depth + 1)
         return [self.call_object(obj)]
+
+    def message(self, obj: Mapping[str, Any], depth: int) -> list[Call]:
+        """A chat message (SPEC §2, "Messages"): its ``tool_calls`` when that list holds any;
+        otherwise a legacy ``function_call``, or its content — a content list holding call blocks
+        gives those, text (a string, or the text blocks of a list without call blocks, joined
+        with newlines) is read as model output, so calls a serving stack's parser left in the
+        content are still read. A message of another role than the assistant's holds no call."""
+        role = obj.get("role")
+        if isinstance(role, str) and role in _NOT_CALLER_ROLES:
+            return []
+        held = plain_json(obj.get("tool_calls"))
+        if held is not None and not isinstance(held, (list, tuple)):
+            raise self.error("'tool_calls' must be a list")
+        if held:
+            return _Reader(self.fmt, self.gold, self.budget).calls(held, depth + 1)
+        legacy = obj.get("function_call")
+        if legacy is not None:
+            if not isinstance(legacy, Mapping):
+                raise self.error("'function_call' must be an object with a name and arguments")
+            return [self.call(legacy.get("name"), legacy.get("arguments"))]
+        content = plain_json(obj.get("content"))
+        if isinstance(content, (list, tuple)) and all(
+            isinstance(b, Mapping) and b.get("type") in _NOT_CALL_BLOCKS for b in content
+        ):
+            content = "\n".join(b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str))
+        if isinstance(content, str):
+            return self.parse_text(content) if self.parse_text is not None and content else []
+        return _Reader(self.fmt, self.gold, self.budget).calls(content, depth + 1)
 
     def call_object(self, obj: Mapping[str, Any]) -> Call:
         """``{"name", "arguments" | "parameters" | "input" | "args"}``, a bare ``{"name"}``, or

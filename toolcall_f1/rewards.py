@@ -303,9 +303,7 @@ class ToolCallReward:
                     f"got {type(message).__name__}"
                 )
             if message["role"] == _ASSISTANT:
-                read = _assistant_message(message)
-                if read is not None:
-                    messages.append(read)
+                messages.append(_assistant_message(message))
         return messages
 
     # -- columns ----------------------------------------------------------------------------
@@ -369,20 +367,10 @@ def _where(row: int, prompts: Sequence[Any] | None) -> str:
     return f"row {row} (prompt {text[:60] + '...' if len(text) > 60 else text!r})"
 
 
-def _assistant_message(message: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The part of an assistant message that holds its calls: ``tool_calls`` when it has any,
-    else its text ``content`` (text blocks joined); None when it has neither."""
-    tool_calls = message.get("tool_calls")
-    if tool_calls:
-        return {"role": _ASSISTANT, "tool_calls": tool_calls}
-    content = message.get("content")
-    if isinstance(content, (list, tuple)) and all(
-        isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in content
-    ):
-        content = "\n".join(b["text"] for b in content)
-    if content is None or content == "":
-        return None
-    return {"role": _ASSISTANT, "content": content}
+def _assistant_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of an assistant message that hold its calls, read by the core's one rule (SPEC §2,
+    "Messages": ``tool_calls`` when it has any, else a legacy ``function_call``, else its content)."""
+    return {key: message[key] for key in ("role", "content", "tool_calls", "function_call") if key in message}
 
 
 def _read_tools(value: Any, where: str) -> list[Mapping[str, Any]] | None:

@@ -109,3 +109,35 @@ def test_the_cli_points_a_pip_user_to_help_they_have(tmp_path: Path, capsys: pyt
     assert "what the numbers mean:" in help_text
     for text in (footer, help_text):
         assert "examples/" not in text and ".md" not in text
+
+
+#: SPEC §2 "Messages" (issue 26 item 4): a message's calls are its tool_calls when there are any,
+#: else its content is read as model output — what an OpenAI SDK's model_dump() gives when the
+#: server's parser found nothing. Before, these scored 0.0 in the metric, evaluate and the CLI.
+MESSAGES = [
+    {"content": "[ f ( x = 1 ) ]", "tool_calls": None},
+    {"role": "assistant", "content": "[ f ( x = 1 ) ]", "tool_calls": []},
+    {"role": "assistant", "content": [{"type": "text", "text": "Sure."}, {"type": "text", "text": "[f(x=1)]"}],
+     "tool_calls": None},
+    {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": '{"x": 1}'}},
+]
+
+
+def test_a_message_without_tool_calls_is_read_from_its_content_everywhere(
+        module: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refs = [[{"name": "f", "arguments": {"x": 1}}]] * len(MESSAGES)
+    want = ToolCallMetric().compute(MESSAGES, refs)
+    assert (want["f1"], want["tp"], want["num_parse_errors"]) == (1.0, 4.0, 0)
+    got = module.compute(predictions=MESSAGES, references=refs)
+    assert {k: got[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}
+    path = tmp_path / "messages.jsonl"
+    path.write_text("".join(json.dumps({"prediction": p, "reference": r}) + "\n" for p, r in zip(MESSAGES, refs)))
+    capsys.readouterr()
+    assert main(["score", "--input", str(path), "-o", "json", "--no-progress"]) == 0
+    via_cli = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert {k: via_cli[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}
+    assert ToolCallReward()(prompts=["p"] * 4, completions=[[{**m, "role": "assistant"}] for m in MESSAGES], reference=refs) == [1.0] * 4
+    # a message's own role still decides: another role's content holds no call
+    assert ToolCallMetric()({"role": "user", "content": "[f(x=1)]"}, refs[0]).tp == 0.0
+    # {"content": {args}} stays BFCL's call to a tool named "content"
+    assert toolcall_f1.parse_calls({"content": {"a": 1}}) == [toolcall_f1.Call("content", {"a": 1})]
