@@ -39,11 +39,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
-from . import FORMATS, VERSION, Score, Tally, ToolCallMetric, ToolCallParseError
-from .matching import LEVELS, MATCHINGS
-from .metric import PARSE_ERROR_MODES, REFERENCE_FORMATS, mostly_unreadable
+from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
+from .metric import mostly_unreadable
 from .templates import TemplateReader
-from .values import CANONICALIZERS, NAME_CANONICALIZERS
 
 __all__ = [
     "EXIT_FAIL",
@@ -624,27 +622,27 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     """The settings that change the numbers (each one appears in the signature)."""
     st.add_argument(
         "--level",
-        choices=LEVELS,
+        choices=Settings.allowed("level"),
         default="call",
         help="call: exact calls only (default); arg: credit per argument",
     )
     st.add_argument(
-        "--matching", choices=MATCHINGS, default="greedy", help="how calls are paired (default greedy)"
+        "--matching", choices=Settings.allowed("matching"), default="greedy", help="how calls are paired (default greedy)"
     )
     st.add_argument(
         "--canonicalizer",
-        choices=tuple(CANONICALIZERS),
+        choices=Settings.allowed("canonicalizer"),
         default="default",
         help="string comparison (default: casefold, fold whitespace)",
     )
     st.add_argument(
         "--name-canonicalizer",
-        choices=tuple(NAME_CANONICALIZERS),
+        choices=Settings.allowed("name_canonicalizer"),
         default="exact",
         help="tool-name comparison; underscore reads a.b as a_b",
     )
-    pred_formats = tuple(FORMATS)
-    ref_formats = tuple(dict.fromkeys(REFERENCE_FORMATS))
+    pred_formats = Settings.allowed("prediction_format")
+    ref_formats = Settings.allowed("reference_format")
     st.add_argument(
         "--prediction-format",
         choices=pred_formats,
@@ -669,7 +667,7 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     )
     st.add_argument(
         "--on-parse-error",
-        choices=PARSE_ERROR_MODES,
+        choices=Settings.allowed("on_parse_error"),
         default="count",
         help="count unreadable predictions (default) or stop with exit 2",
     )
