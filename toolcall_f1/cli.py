@@ -740,24 +740,18 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _metric(args: argparse.Namespace) -> ToolCallMetric:
+    """The metric of the scoring settings (each option's dest is its :class:`Settings` field),
+    ``--tools`` and ``--weights`` read from their files; errors name the file."""
     tools = None
     if args.tools is not None:
         tools = _load_json_file(args.tools, "tools", list, "a JSON list of tool schemas")
     weights = None
     if args.weights is not None:
         weights = _load_json_file(args.weights, "weights", dict, "a JSON object of tool weights")
+    chosen = {name: getattr(args, name) for name in Settings.names() if name not in ("tools", "weights")}
+    chosen["prediction_format"] = _response_template(args) or args.prediction_format
     try:
-        return ToolCallMetric(
-            args.level,
-            canonicalizer=args.canonicalizer,
-            tools=tools,
-            weights=weights,
-            matching=args.matching,
-            name_canonicalizer=args.name_canonicalizer,
-            prediction_format=_response_template(args) or args.prediction_format,
-            reference_format=args.reference_format,
-            on_parse_error=args.on_parse_error,
-        )
+        return ToolCallMetric.from_settings(Settings(**chosen, tools=tools, weights=weights))
     except (ValueError, TypeError, RecursionError) as err:  # schemas the core could not read
         if isinstance(err, RecursionError):
             err = ValueError("nested too deeply")
