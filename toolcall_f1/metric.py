@@ -514,7 +514,7 @@ class ToolCallMetric:
         """
         run = self._run(settings_overrides, per_tool=details if per_tool is None else per_tool, details=details,
                         warn=True)
-        return self._each(_pairs(predictions, references, progress), run, on_error)
+        return self._each(_pairs(predictions, references, progress, stream=True), run, on_error)
 
     def _each(self, pairs: Iterable[tuple[Any, Any]], run: _Run,
               on_error: Callable[[int, Exception], None] | None) -> Iterator[Score]:
@@ -540,7 +540,8 @@ class ToolCallMetric:
         prediction_format: Any = None,
         progress: bool = False,
     ) -> list[Score]:
-        """Every example's :class:`Score` (with details): :meth:`scores` as a list.
+        """Every example's :class:`Score` (with details): the stream of :meth:`scores` as a
+        list (an iterator read first, so lengths are checked before anything is scored).
 
         Raises
         ------
@@ -552,8 +553,9 @@ class ToolCallMetric:
         >>> [s.exact for s in ToolCallMetric().score_all(["[f()]", "[g()]"], [[("f", {})], []])]
         [True, False]
         """
-        return list(self.scores(_sized(predictions), _sized(references), progress=progress, tools=tools,
-                                weights=weights, reference_format=reference_format, prediction_format=prediction_format))
+        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+                             prediction_format=prediction_format), warn=True)
+        return list(self._each(_pairs(predictions, references, progress), run, None))
 
     def compute(
         self,
@@ -626,7 +628,7 @@ class ToolCallMetric:
                              prediction_format=prediction_format), per_tool=per_tool, details=return_details, warn=True)
         tally = Tally()
         details = []
-        for score in self._each(_pairs(_sized(predictions), _sized(references), progress), run, None):
+        for score in self._each(_pairs(predictions, references, progress), run, None):
             tally.add(score)
             if return_details:
                 details.append(score.to_dict())
@@ -682,21 +684,21 @@ def _reader_context(toolset: ToolSet) -> Context:
     return ctx
 
 
-def _sized(values: Any) -> Any:
-    """A corpus as a sized sequence: an iterator read into a list (``compute()`` checks the
-    lengths before it scores anything)."""
-    return values if isinstance(values, Sized) else list(values)
-
-
-def _pairs(predictions: Iterable[Any], references: Iterable[Any], progress: bool) -> Iterable[tuple[Any, Any]]:
+def _pairs(predictions: Iterable[Any], references: Iterable[Any], progress: bool, *, stream: bool = False,
+           ) -> Iterable[tuple[Any, Any]]:
     """The (prediction, reference) pairs of a corpus: one text or one mapping (a single
-    example passed alone) is refused by name; sized inputs must be of one length."""
+    example passed alone) is refused by name; sized inputs must be of one length. An iterator
+    is read into a list (the lengths checked before anything is scored), or with ``stream``
+    taken as the pairs are."""
     for values, name in ((predictions, "predictions"), (references, "references")):
         if isinstance(values, (str, bytes, Mapping)):
             raise TypeError(
                 f"{name}: expected a list with one entry per example, got a single {type(values).__name__}; "
                 f"wrap one example in a list ([...]) or score it with metric(prediction, reference)"
             )
+    if not stream:
+        predictions = predictions if isinstance(predictions, Sized) else list(predictions)
+        references = references if isinstance(references, Sized) else list(references)
     total = None
     if isinstance(predictions, Sized) and isinstance(references, Sized):
         total = len(predictions)
