@@ -19,12 +19,13 @@ from typing import Any, NamedTuple
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
 from .matching import LEVELS, MATCHINGS, check_choice
-from .memo import Memo, content_key
+from .memo import Memo
 from .parsing import FORMATS, Context, read_any
+from .plain import content_key, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
 from .templates import resolve_format
-from .values import (Canonicalizer, canonicalizer_name, name_canonicalizer_name, plain_json, resolve_canonicalizer,
+from .values import (Canonicalizer, canonicalizer_name, name_canonicalizer_name, resolve_canonicalizer,
                      resolve_name_canonicalizer)
 
 __all__ = ["VERSION", "PARSE_ERROR_MODES", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]

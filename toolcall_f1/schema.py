@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
-from .memo import Memo, content_key
-from .values import NameCanonicalizer, canon_exact, plain_json
+from .memo import Memo
+from .plain import content_key, plain_json
+from .values import NameCanonicalizer, canon_exact
 
 __all__ = [
     "ParamSpec",
