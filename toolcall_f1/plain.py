@@ -52,7 +52,7 @@ MAX_DEPTH = 64
 #: Integers of more decimal digits than this are parse errors everywhere: JSON text cannot
 #: carry them (Python's limit on int-string conversion), so a structured input may not either.
 MAX_INT_DIGITS = 4300
-#: Integers of this many bits or more are not plain JSON data (``json`` writes fewer digits).
+#: Integers of this many bits or more are not plain JSON data (``json`` writes those of fewer).
 MAX_INT_BITS = 14_000
 #: How many levels :func:`plain_json` and :func:`is_plain_json` walk.
 WALK_DEPTH = 200
