@@ -453,11 +453,11 @@ def _walk(value: Any, depth: int, left: list[int], check: frozenset[type] | None
             for k, v in value.items():
                 if type(k) is not str:
                     raise _NotPlain
-                if type(v) not in _LEAVES:
+                if type(v) not in _LEAVES and (type(v) is not int or v.bit_length() >= MAX_INT_BITS):
                     _walk(v, depth + 1, left, check)
         else:
             for v in value:
-                if type(v) not in _LEAVES:
+                if type(v) not in _LEAVES and (type(v) is not int or v.bit_length() >= MAX_INT_BITS):
                     _walk(v, depth + 1, left, check)
         return value
     if t in _LISTS:
