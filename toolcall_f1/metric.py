@@ -19,9 +19,8 @@ from typing import Any, NamedTuple
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
 from .matching import LEVELS, MATCHINGS, check_choice
-from .memo import Memo
 from .parsing import FORMATS, Context, read_any
-from .plain import content_key, plain_json
+from .plain import Memo, content_key, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
 from .templates import resolve_format

@@ -10,7 +10,10 @@ tools or a data file — where ``json.loads`` (and BFCL) silently keep the last 
   lines and files, the demo's boxes, reward columns) and names where the key comes again.
 - :func:`plain_json` turns numpy values into the equal plain values and :func:`is_plain_json`
   tells plain data from anything else, by one walk (:func:`_walk`) within one table of limits;
-  :func:`content_key` keys plain data for a memo.
+  :func:`content_key` keys plain data for a :class:`Memo`, the one cache policy: a bounded
+  memo owned by a metric (never a module global). When full it is emptied and starts over;
+  each operation is one dict operation, so threads sharing a metric cannot break it, and
+  metrics in different threads share nothing.
 
 This module imports only :mod:`~toolcall_f1.values` (for :func:`strictly_identical`); the
 error types are defined here, below the readers that raise them, and are shown under
@@ -32,7 +35,7 @@ from .values import strictly_identical
 __all__ = [
     "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_INT_BITS", "WALK_DEPTH", "WALK_NODES",
     "ToolCallParseError", "DuplicateKeyError", "put_once", "JSON_DECODER", "loads_strict", "load_json",
-    "check_text_limits", "bracket_depth", "clip", "plain_json", "is_plain_json", "array_plain", "content_key",
+    "check_text_limits", "bracket_depth", "clip", "plain_json", "is_plain_json", "array_plain", "content_key", "Memo",
 ]
 
 # --------------------------------------------------------------------------- the limits
@@ -629,3 +632,35 @@ def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
         return None
     key = out.getvalue()
     return key if max_bytes is None or len(key) <= max_bytes else None
+
+
+class Memo:
+    """A dict of at most ``size`` entries, emptied when full.
+
+    Examples
+    --------
+    >>> memo = Memo(2)
+    >>> memo.put("a", 1); memo.put("b", 2); memo.get("a")
+    1
+    >>> memo.put("c", 3); memo.get("a") is None, memo.get("c")   # full: emptied first
+    (True, 3)
+    """
+
+    __slots__ = ("_data", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: dict[Any, Any] = {}
+
+    def get(self, key: Any) -> Any:
+        """The value remembered for ``key``, or None."""
+        return self._data.get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        """Remember ``value`` for ``key`` (emptying the memo first when it is full)."""
+        if len(self._data) >= self.size:
+            self._data.clear()
+        self._data[key] = value
+
+    def __len__(self) -> int:
+        return len(self._data)

@@ -14,8 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
-from .memo import Memo
-from .plain import content_key, plain_json
+from .plain import Memo, content_key, plain_json
 from .values import NameCanonicalizer, canon_exact
 
 __all__ = [
