@@ -323,7 +323,7 @@ def compile_tools(
     cache: Memo | None = None,
 ) -> ToolSet:
     """Compile schemas and (validated) weights into a :class:`ToolSet`; with ``cache`` (a
-    metric's :class:`~toolcall_f1.memo.Memo`), once per content (:func:`~toolcall_f1.memo.content_key`).
+    metric's :class:`~toolcall_f1.plain.Memo`), once per content (:func:`~toolcall_f1.plain.content_key`).
 
     Raises
     ------
