@@ -44,7 +44,7 @@ __all__ = [
 #   MAX_BYTES       1,000,000  text of one input (and what its structured values may spend)
 #   MAX_DEPTH              64  nesting of a prediction or reference; deeper is a parse error
 #   MAX_INT_DIGITS      4,300  an integer's digits: JSON text cannot carry more (Python's limit)
-#   MAX_INT_BITS       14,000  an integer plain JSON data may hold (a cheap bound below 4,300 digits)
+#   MAX_INT_BITS       14,000  plain JSON data holds integers of fewer bits (a cheap bound below 4,300 digits)
 #   WALK_DEPTH            200  how deep the walker goes: past MAX_DEPTH, so the readers report it
 #   WALK_NODES      1,000,000  how many containers the walker visits at most (a value holding itself)
 
