@@ -36,7 +36,7 @@ from typing import Any
 import gradio as gr
 
 import toolcall_f1
-from toolcall_f1.cli import DuplicateKeyError, loads_strict
+from toolcall_f1 import DuplicateKeyError, loads_strict
 from toolcall_f1.matching import LEVELS, MATCHINGS
 from toolcall_f1.schema import ToolSet, compile_tools
 from toolcall_f1.metric import REFERENCE_FORMATS

@@ -15,6 +15,7 @@ from .counting import Counts, EmptyCorpusError, Tally, prf
 from .judge import ArgVerdict, PairResult, compare_call
 from .matching import match_calls
 from .parsing import FORMATS, parse_calls
+from .plain import DuplicateKeyError, loads_strict
 from .schema import type_ok
 from .metric import VERSION, ToolCallMetric
 from .scoring import Score, summarize
@@ -29,6 +30,7 @@ __all__ = [
     "ArgVerdict",
     "Call",
     "Counts",
+    "DuplicateKeyError",
     "EmptyCorpusError",
     "FORMATS",
     "GoldCall",
@@ -45,6 +47,7 @@ __all__ = [
     "canon_exact",
     "compare_call",
     "load",
+    "loads_strict",
     "match_calls",
     "parse_calls",
     "prf",

@@ -8,14 +8,26 @@ which hands back whatever JSON it finds.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .values import plain_json, strictly_identical
+from .plain import (
+    JSON_DECODER,
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    DuplicateKeyError,
+    ToolCallParseError,
+    check_text_limits,
+    clip,
+    load_json,
+    plain_json,
+    put_once,
+)
+from .values import strictly_identical
 
 __all__ = [
     "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "DuplicateKeyError",
@@ -23,54 +35,14 @@ __all__ = [
     "coerce_structured", "bfcl_gold", "bfcl_gold_plain",
 ]
 
-#: Inputs larger than this (per example) are parse errors, never a hang.
-MAX_BYTES = 1_000_000
-#: Inputs nested deeper than this are parse errors, never a RecursionError.
-MAX_DEPTH = 64
-#: Integers of more decimal digits than this are parse errors everywhere: JSON text cannot
-#: carry them (Python's limit on int-string conversion), so a structured input may not either.
-MAX_INT_DIGITS = 4300
+# The limits, the JSON decoder and the parse errors live in :mod:`toolcall_f1.plain` (below
+# the readers); they are re-exported here, where the readers and users import them from.
 _INT_LIMIT = 10**MAX_INT_DIGITS
 
 
 class ToolCallWarning(UserWarning):
     """A likely mistake in the settings or data that does not change the score (a weight
     naming no declared tool, an unknown schema type name, ...): issued with :mod:`warnings`."""
-
-
-class ToolCallParseError(ValueError):
-    """A prediction or reference that cannot be read as tool calls.
-
-    Carries ``format`` (the reader that failed), ``snippet`` (the start of the offending
-    text) and ``index`` (the example, when known).
-
-    Examples
-    --------
-    >>> err = ToolCallParseError("unbalanced brackets", format="python", snippet="[f(a=1")
-    >>> str(err)
-    "python: unbalanced brackets (in '[f(a=1')"
-    >>> isinstance(err, ValueError)
-    True
-    """
-
-    def __init__(
-        self, message: str, *, format: str = "auto", snippet: str | None = None,
-        index: int | None = None, where: str | None = None,
-    ) -> None:
-        self.reason, self.format, self.snippet = message, format, snippet
-        self.index, self.where = index, where
-        text = f"{format}: {message}" + ("" if snippet is None else f" (in {_clip(snippet)!r})")
-        super().__init__(text if where is None else f"{where}: {text}")
-
-    def located(self, where: str, index: int | None = None) -> ToolCallParseError:
-        """The same error, named after the input it came from (``predictions[3]``)."""
-        return ToolCallParseError(
-            self.reason, format=self.format, snippet=self.snippet, index=index, where=where
-        )
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _new = object.__new__
@@ -246,145 +218,6 @@ def _read_only(cls: type, head: tuple[Any, ...], mapping: dict[str, Any]) -> Any
     return cls(*head, MappingProxyType(mapping))
 
 
-# --------------------------------------------------------------------------- JSON text
-
-
-def _reject_constant(name: str) -> Any:
-    raise ToolCallParseError(f"{name} is not valid JSON", format="json")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ToolCallParseError(f"number {text[:20]!r} is out of range", format="json")
-    return value
-
-
-class DuplicateKeyError(ToolCallParseError):
-    """A key (JSON key, keyword argument, XML parameter) given two different values in one
-    object or call: raised by :func:`put_once`, the one rule every reader follows."""
-
-
-def put_once(obj: dict[str, Any], key: str, value: Any, fmt: str = "json", what: str = "key") -> None:
-    """``obj[key] = value`` by the one rule for a key written twice (SPEC §2): the same value
-    again is one key; a different value (``1`` and ``1.0`` differ) is a parse error, where a
-    plain ``dict`` (and ``json.loads``, and BFCL) would silently keep the last.
-
-    Parameters
-    ----------
-    obj
-        The object or arguments being built.
-    key, value
-        The key just read and its value.
-    fmt
-        The reader, named in the error.
-    what
-        What a key is called in that format (``"key"``, ``"argument"``, ``"parameter"``).
-
-    Raises
-    ------
-    DuplicateKeyError
-        When ``obj`` already holds ``key`` with a value not strictly identical to ``value``.
-
-    Examples
-    --------
-    >>> args = {"a": 1}
-    >>> put_once(args, "a", 1); args
-    {'a': 1}
-    >>> put_once(args, "a", 1.0, "glm45", "parameter")
-    Traceback (most recent call last):
-    ...
-    toolcall_f1.calls.DuplicateKeyError: glm45: duplicate parameter 'a' with different values
-    """
-    if key in obj and not strictly_identical(obj[key], value):
-        raise DuplicateKeyError(f"duplicate {what} {key!r} with different values", format=fmt)
-    obj[key] = value
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's pairs as a dict by :func:`put_once`'s rule (``json.loads`` keeps the last)."""
-    obj = dict(pairs)
-    if len(obj) < len(pairs):
-        first: dict[str, Any] = {}
-        for key, value in pairs:  # only when a key repeats: linear time
-            put_once(first, key, value)
-    return obj
-
-
-#: The JSON decoder of every reader: no NaN/Infinity, no key given two values in one object.
-JSON_DECODER = json.JSONDecoder(
-    parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys
-)
-
-
-def bracket_depth(text: str) -> int:
-    """The deepest nesting of ``[ { (`` in ``text``, ignoring quoted strings."""
-    depth = best = 0
-    in_str: str | None = None
-    escaped = False
-    for ch in text:
-        if in_str is not None:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == in_str:
-                in_str = None
-        elif ch in "\"'":
-            in_str = ch
-        elif ch in "[{(":
-            depth += 1
-            if depth > best:
-                best = depth
-        elif ch in "]})":
-            depth -= 1
-    return best
-
-
-def check_text_limits(text: str, fmt: str) -> None:
-    """Raise a parse error for text over :data:`MAX_BYTES` or nested over :data:`MAX_DEPTH`."""
-    size = len(text)
-    if size * 4 > MAX_BYTES and size <= MAX_BYTES:  # only long text can exceed it in UTF-8
-        size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_BYTES:
-        raise ToolCallParseError(
-            f"input is over the {MAX_BYTES}-byte limit ({size} {'bytes' if size != len(text) else 'characters or more'})",
-            format=fmt,
-        )
-    if text.count("[") + text.count("{") + text.count("(") > MAX_DEPTH:
-        if bracket_depth(text) > MAX_DEPTH:
-            raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
-
-
-def load_json(text: str, fmt: str = "json") -> Any:
-    """``json.loads`` within the limits: no NaN/Infinity, no key given two values, bounded size and depth.
-
-    Raises
-    ------
-    ToolCallParseError
-        For invalid JSON, non-finite numbers, a key given two values in one object, integers
-        over 4300 digits, or limits exceeded.
-
-    Examples
-    --------
-    >>> load_json('{"a": [1, 2.5, "x"]}')
-    {'a': [1, 2.5, 'x']}
-    >>> load_json('{"a": NaN}')
-    Traceback (most recent call last):
-    ...
-    toolcall_f1.calls.ToolCallParseError: json: NaN is not valid JSON (in '{"a": NaN}')
-    """
-    check_text_limits(text, fmt)
-    try:
-        return JSON_DECODER.decode(text)
-    except ToolCallParseError as err:
-        raise ToolCallParseError(err.reason, format=fmt, snippet=text) from None
-    except (ValueError, RecursionError) as err:  # JSONDecodeError, huge ints
-        raise ToolCallParseError(
-            f"invalid JSON: {str(err).splitlines()[0]}", format=fmt, snippet=text
-        ) from None
-
-
 # --------------------------------------------------------------------------- structured input
 
 TextParser = Callable[[str], list[Call]]
@@ -508,7 +341,7 @@ class _Reader:
             for attr in ("arguments", "args", "input"):
                 if hasattr(obj, attr):
                     return [self.call(name, getattr(obj, attr))]
-        raise self.error(f"expected a call, got {type(obj).__name__} {_clip(repr(obj), 40)}")
+        raise self.error(f"expected a call, got {type(obj).__name__} {clip(repr(obj), 40)}")
 
     def sequence(self, items: Sequence[Any], depth: int) -> list[Call]:
         """A list of calls; a string in it is data, never a call."""
@@ -749,7 +582,7 @@ def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> A
             return AnyOf(normalize_value(values, fmt="bfcl"))
         raise ValueError(
             f"{where}.{key}: expected a list of accepted values, "
-            f"got {type(values).__name__} {_clip(repr(values), 40)}"
+            f"got {type(values).__name__} {clip(repr(values), 40)}"
         )
     if not values:  # BFCL's "no value accepted": never agrees, and omitting it is missing
         return AnyOf._of((), False)

@@ -15,7 +15,7 @@ Usage::
     python -m toolcall_f1 score --input run.jsonl --fail-under 0.8      # CI gate
 
 Exit codes: 0 success, 1 only for F1 below ``--fail-under``, 2 usage or input error. A line
-that cannot be used as input (not JSON, an object naming a key twice, a missing field, an
+that cannot be used as input (not JSON, an object giving a key two values, a missing field, an
 unreadable reference) is named with its file and line (``refs.jsonl:17: invalid JSON: ...``,
 ``refs.jsonl:18: duplicate key 'city' (column 52): ...``) and reading goes on, so one run
 lists them all (``--max-errors N`` stops early); then no scores are printed and the exit is 2.
@@ -30,7 +30,6 @@ import contextlib
 import json
 import math
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -41,16 +40,15 @@ from typing import IO, Any, TextIO
 
 from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable
+from .plain import DuplicateKeyError, loads_strict
 from .templates import TemplateReader
 
 __all__ = [
     "EXIT_FAIL",
     "EXIT_OK",
     "EXIT_USAGE",
-    "DuplicateKeyError",
     "InputError",
     "build_parser",
-    "loads_strict",
     "main",
     "render_table",
     "run_score",
@@ -69,140 +67,9 @@ class InputError(Exception):
 
 # --------------------------------------------------------------------------- JSON, strictly
 
-
-#: Why a duplicate key is an input error rather than a value.
-_DUPLICATE_WHY = "a JSON object names it twice, and only one of its values would be read"
-
-
-class DuplicateKeyError(ValueError):
-    """A JSON object that names a key twice, which ``json.loads`` would silently read as its
-    last value. ``key`` is the key; ``line`` and ``column`` (1-based) say where it comes again,
-    when that could be found (else None).
-
-    Examples
-    --------
-    >>> err = DuplicateKeyError("city", line=2, column=9)
-    >>> str(err)
-    "duplicate key 'city' (column 9): a JSON object names it twice, and only one of its values would be read"
-    >>> err.describe("tools")
-    "duplicate key 'city' in tools (column 9): a JSON object names it twice, and only one of its values would be read"
-    """
-
-    def __init__(self, key: str, line: int | None = None, column: int | None = None) -> None:
-        self.key, self.line, self.column = key, line, column
-        super().__init__(self.describe())
-
-    def describe(self, what: str = "") -> str:
-        """The message, naming what the JSON is (``"tools"``) when given."""
-        in_what = f" in {what}" if what else ""
-        at = "" if self.column is None else f" (column {self.column})"
-        return f"duplicate key {self.key!r}{in_what}{at}: {_DUPLICATE_WHY}"
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook``: the object, or :class:`DuplicateKeyError` naming the first repeat."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(key)
-            seen.add(key)
-    return obj
-
-
-_STRICT_JSON = json.JSONDecoder(object_pairs_hook=_unique_keys)
-
-
-def loads_strict(text: str) -> Any:
-    r"""``json.loads(text)``, except that an object naming a key twice is an error.
-
-    The CLI reads every JSONL line and JSON file with it, and the demo (``app.py``) its JSON
-    boxes, so that ``{"city": "Paris", "city": "Rome"}`` is never read as ``Rome`` unseen.
-
-    Parameters
-    ----------
-    text
-        JSON text.
-
-    Returns
-    -------
-    Any
-        The JSON value, as ``json.loads`` gives it.
-
-    Raises
-    ------
-    DuplicateKeyError
-        For the first key (in the text) that its object names again, with its line and column.
-    json.JSONDecodeError
-        For text that is not JSON (and ``ValueError``, ``RecursionError`` as ``json.loads``).
-
-    Examples
-    --------
-    >>> loads_strict('{"city": "Paris", "n": [1, 2]}')
-    {'city': 'Paris', 'n': [1, 2]}
-    >>> loads_strict('[{"a": 1},\n {"a": 1, "b": 2, "a": 3}]')
-    Traceback (most recent call last):
-    ...
-    toolcall_f1.cli.DuplicateKeyError: duplicate key 'a' (column 19): a JSON object names it twice, and only one of its values would be read
-    """
-    try:
-        return _STRICT_JSON.decode(text)
-    except DuplicateKeyError as err:
-        located = _first_repeat(text)
-        raise (err if located is None else located) from None
-
-
-#: The CLI's reader of JSON text (``benchmarks/bench_cli_input.py`` swaps it for ``json.loads``).
+#: The CLI's reader of JSON text: :func:`~toolcall_f1.plain.loads_strict`, the package's one
+#: rule for a key given two values (``benchmarks/bench_cli_input.py`` swaps it for ``json.loads``).
 _loads = loads_strict
-
-
-# Locating a repeated key: run only once one was found, so it may be slow (but stays linear).
-_WS = re.compile(r"[ \t\n\r]*")
-_RAW = json.JSONDecoder()
-
-
-def _ws(s: str, pos: int) -> int:
-    """The first index at or after ``pos`` that is not JSON whitespace."""
-    m = _WS.match(s, pos)
-    return m.end() if m else pos
-
-
-def _first_repeat(text: str) -> DuplicateKeyError | None:
-    """The first key in ``text`` that its object names again, with its line and column; None
-    when the walk fails (the text has other errors too)."""
-    try:
-        _skip_value(text, _ws(text, 0))
-    except DuplicateKeyError as found:
-        return found
-    except (ValueError, IndexError, RecursionError):
-        pass
-    return None
-
-
-def _skip_value(s: str, pos: int) -> int:
-    """Walk the JSON value at ``pos`` and return where it ends; raises
-    :class:`DuplicateKeyError` (with its line and column) at the first key an object names twice."""
-    opener = s[pos]
-    if opener not in "{[":
-        return _RAW.raw_decode(s, pos)[1]
-    closer = "}" if opener == "{" else "]"
-    seen: set[str] = set()
-    pos = _ws(s, pos + 1)
-    while s[pos] != closer:
-        if opener == "{":
-            if s[pos] != '"':
-                raise ValueError("expected a key")
-            key, end = _RAW.raw_decode(s, pos)
-            if key in seen:
-                line_start = s.rfind("\n", 0, pos) + 1
-                raise DuplicateKeyError(key, s.count("\n", 0, pos) + 1, pos - line_start + 1)
-            seen.add(key)
-            pos = _ws(s, _ws(s, end) + 1)  # past the ':'
-        pos = _ws(s, _skip_value(s, pos))
-        if s[pos] == ",":
-            pos = _ws(s, pos + 1)
-    return pos + 1
 
 
 # --------------------------------------------------------------------------- reading input

@@ -20,14 +20,14 @@ from typing import Any, NamedTuple
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
-from .memo import Memo, content_key
 from .parsing import Context, read_any
+from .plain import Memo, content_key, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
 from .settings import VERSION, Settings
 from .settings import digest as content_digest
 from .templates import TemplateReader
-from .values import Canonicalizer, plain_json, resolve_canonicalizer, resolve_name_canonicalizer
+from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
 __all__ = ["VERSION", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
 

@@ -21,10 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import Score, Settings, ToolCallMetric
-from .cli import loads_strict
-from .memo import content_key
+from .plain import content_key, loads_strict
 from .settings import keyword_error
-from .values import is_plain_json
 
 __all__ = ["SCORES", "ToolCallReward"]
 
@@ -342,7 +340,7 @@ class ToolCallReward:
         prompts: Sequence[Any] | None,
     ) -> list[Mapping[str, Any]] | None:
         """One row's tools cell → a list of schemas or None; each distinct value read once."""
-        key = value if isinstance(value, str) else _plain_key(value)
+        key = value if isinstance(value, str) else content_key(value)
         if key is not None and key in decoded:
             return decoded[key]
         where = f"ToolCallReward: column {self.tools_column!r}, {_where(row, prompts)}"
@@ -400,20 +398,15 @@ def _read_tools(value: Any, where: str) -> list[Mapping[str, Any]] | None:
 
 
 def _json(text: str, where: str) -> Any:
-    """Tool schemas given as JSON text, read as the CLI reads them (a key named twice is an error)."""
+    """Tool schemas given as JSON text, read as the CLI reads them (a key given two values is an error)."""
     try:
         return loads_strict(text)
     except (ValueError, RecursionError) as err:  # DuplicateKeyError is a ValueError
         raise ValueError(f"{where}: invalid JSON ({err})") from None
 
 
-def _plain_key(value: Any) -> bytes | None:
-    """The memo key of plain JSON data, else None (numpy values are read each time, as the
-    metric reads them)."""
-    return content_key(value) if is_plain_json(value) else None
-
-
 def _content_key(prediction: Any, reference: Any, tools: Any) -> tuple[bytes | None, ...] | None:
-    """A key under which two rows certainly score the same, or None."""
-    parts = tuple(map(_plain_key, (prediction, reference, tools)))
+    """A key under which two rows certainly score the same, or None (anything but plain data,
+    numpy values included, is read each time, as the metric reads it)."""
+    parts = tuple(map(content_key, (prediction, reference, tools)))
     return None if None in parts else parts

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
-from .memo import Memo, content_key
-from .values import NameCanonicalizer, canon_exact, plain_json
+from .plain import Memo, content_key, plain_json
+from .values import NameCanonicalizer, canon_exact
 
 __all__ = [
     "ParamSpec",
@@ -323,7 +323,7 @@ def compile_tools(
     cache: Memo | None = None,
 ) -> ToolSet:
     """Compile schemas and (validated) weights into a :class:`ToolSet`; with ``cache`` (a
-    metric's :class:`~toolcall_f1.memo.Memo`), once per content (:func:`~toolcall_f1.memo.content_key`).
+    metric's :class:`~toolcall_f1.plain.Memo`), once per content (:func:`~toolcall_f1.plain.content_key`).
 
     Raises
     ------

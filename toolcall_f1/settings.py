@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .matching import LEVELS, MATCHINGS
-from .memo import content_key
+from .plain import content_key
 from .parsing import FORMATS
 from .schema import merge_tools, validate_weights
 from .templates import template_reader

@@ -25,28 +25,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .calls import AnyOf, Call, ToolCallParseError
-from .values import array_plain
+from .plain import MAX_INT_BITS, WALK_DEPTH, array_plain, is_plain_json
 
 __all__ = ["StoredInputs", "dumps", "loads"]
 
 _MARK = "__toolcall_f1__"  # a stored object with this key is one of the marked shapes below
-_MAX_NESTING = 200  # deeper than the core's own limit (64), which then reports it as it would
-_BIG_INT_BITS = 14_000  # json refuses integers over 4,300 digits (14,284 bits): those go as hex
 _NOT_JSON = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
 # json's own cycle check is not needed (and costs a sixth of the writing): what it is given has
-# been walked to a bounded depth (:func:`_is_json`, :func:`_to_json`), so it holds no cycle
+# been walked to a bounded depth (:func:`~toolcall_f1.plain.is_plain_json`, :func:`_to_json`),
+# so it holds no cycle
 _write = json.JSONEncoder(check_circular=False).encode
 
 
 def _to_json(value: Any, depth: int = 0) -> Any:
     """``value`` as plain JSON data, marking what JSON cannot say; TypeError if not data."""
-    if depth > _MAX_NESTING:
-        raise ValueError(f"nested deeper than {_MAX_NESTING} levels")
+    if depth > WALK_DEPTH:  # deeper than the core's own limit (64), which then reports it as it would
+        raise ValueError(f"nested deeper than {WALK_DEPTH} levels")
     t = type(value)
     if t is str or t is float or t is bool or value is None:
         return value
     if t is int:
-        return value if value.bit_length() < _BIG_INT_BITS else {_MARK: "int", "hex": hex(value)}
+        return value if value.bit_length() < MAX_INT_BITS else {_MARK: "int", "hex": hex(value)}
     if t is list:
         return [_to_json(v, depth + 1) for v in value]
     if t is dict:
@@ -70,32 +69,6 @@ def _to_json(value: Any, depth: int = 0) -> Any:
         if isinstance(name, str) and hasattr(value, attr):  # a call object of another library
             return {_MARK: "object", "name": name, "arguments": _to_json(getattr(value, attr), depth + 1)}
     raise TypeError(f"{_NOT_JSON.get(t, 'a ' + t.__name__)} is not a JSON value")
-
-
-def _is_json(value: Any, depth: int) -> bool:
-    """Is ``value`` JSON data that :func:`_to_json` would give back unchanged (exact dicts with
-    string keys, lists, str, float, bool, None, ints ``json`` writes; no tuple, no subclass)?"""
-    t = type(value)
-    if t is dict:
-        if depth > _MAX_NESTING:
-            return False
-        for k, v in value.items():
-            tv = type(v)
-            if type(k) is not str or not (tv is str or tv is float or tv is bool or v is None
-                                          or _is_json(v, depth + 1)):
-                return False
-        return True
-    if t is list:
-        if depth > _MAX_NESTING:
-            return False
-        for v in value:
-            tv = type(v)
-            if not (tv is str or tv is float or tv is bool or v is None or _is_json(v, depth + 1)):
-                return False
-        return True
-    if t is int:
-        return value.bit_length() < _BIG_INT_BITS
-    return t is str or t is float or t is bool or value is None
 
 
 def _object(value: dict[Any, Any], depth: int) -> dict[str, Any]:
@@ -134,7 +107,7 @@ def dumps(value: Any) -> str:
     """
     if type(value) is str:
         return _write(value)
-    if _is_json(value, 0):  # the common case: already JSON data, written as it is (C speed)
+    if is_plain_json(value, tuples=False):  # the common case: already JSON data, written as it is (C speed)
         text = _write(value)
         if _MARK not in text:
             return text

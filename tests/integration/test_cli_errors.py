@@ -353,12 +353,13 @@ def test_a_tools_field_that_is_not_used_is_said(tmp_path: Path, capsys: pytest.C
 # --------------------------------------------------------------------------- duplicate keys
 # json.loads keeps the last value of a repeated key, silently: {"x": 1, "x": 2} would be
 # scored as {"x": 2}. The CLI names the line (and column) instead, like any unusable line.
+# The same value twice is one key (SPEC §2: one rule for every JSON the metric decodes).
 
 DUP_LINES = [
     # (id, the JSONL line, the key named twice: the column is that of its last occurrence)
     ("argument", '{"prediction": [], "reference": [{"name": "f", "arguments": {"x": 1, "x": 2}}]}', "x"),
     ("field", '{"prediction": [], "reference": [], "reference": [{"name": "f", "arguments": {}}]}', "reference"),
-    ("in-prediction", '{"prediction": [{"name": "f", "arguments": {"y": 1, "y": 1}}], "reference": []}', "y"),
+    ("in-prediction", '{"prediction": [{"name": "f", "arguments": {"y": 1, "y": 1.0}}], "reference": []}', "y"),
     # the first repeat in the text: the outer 'x' comes again before the inner 'z' does
     ("first-in-text", '[1, {"x": {"y": 1}, "x": {"z": 1, "z": 2}}]', "x"),
 ]
@@ -381,7 +382,7 @@ def test_a_duplicate_key_in_a_jsonl_line_is_an_input_error(
 
 
 def test_duplicate_keys_on_many_lines_are_all_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    dup = '{"prediction": [], "reference": [], "reference": []}'
+    dup = '{"prediction": [], "reference": [], "reference": [{"name": "g", "arguments": {}}]}'
     refs = tmp_path / "r.jsonl"
     refs.write_text("\n".join([json.dumps([c("f", x=1)]), dup, '[{"name": "f", "name": "g"}]', dup]) + "\n",
                     encoding="utf-8")
@@ -408,6 +409,19 @@ def test_the_same_key_in_different_objects_is_fine(tmp_path: Path, capsys: pytes
     assert "duplicate key" not in err and json.loads(out)["num_examples"] == 2
 
 
+def test_a_key_repeated_with_the_same_value_is_one_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # SPEC §2: the one JSON rule of the metric (an identical repeat was refused before it)
+    same = '{"prediction": [{"name": "f", "arguments": {"x": 1, "x": 1}}], "reference": [{"name": "f", "arguments": {"x": 1}}], "reference": [{"name": "f", "arguments": {"x": 1}}]}'
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(same + "\n", encoding="utf-8")
+    tools = tmp_path / "tools.json"
+    tools.write_text('[{"name": "f", "name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}}]',
+                     encoding="utf-8")
+    rc, out, err = score(capsys, "--input", str(inp), "--tools", str(tools), "--output-format", "json")
+    assert rc == 0, err
+    assert "duplicate key" not in err and json.loads(out)["f1"] == 1.0
+
+
 DUP_FILES = [
     # (option, file text, the message after the path)
     ("--tools",
@@ -415,7 +429,7 @@ DUP_FILES = [
      '                                 "x": {"type": "integer"}}}}\n]\n',
      ":5: duplicate key 'x' in tools (column 34)"),
     ("--weights", '{"f": 1, "g": {"weight": 2, "arguments": {}}, "f": 3}', ":1: duplicate key 'f' in weights (column 47)"),
-    ("--response-template", '{"fields": {}, "fields": {}}', ":1: duplicate key 'fields' in response template (column 16)"),
+    ("--response-template", '{"fields": {}, "fields": {"x": "y"}}', ":1: duplicate key 'fields' in response template (column 16)"),
 ]
 
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall_f1 import stored
+from toolcall_f1.plain import is_plain_json
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8),
                      st.integers(min_value=2**13990, max_value=2**14010), st.just("__toolcall_f1__"))
@@ -41,8 +42,9 @@ def test_the_direct_path_writes_the_text_of_the_general_path(value) -> None:
 
 
 def test_plain_records_take_the_direct_path_and_marked_ones_do_not() -> None:
-    assert stored._is_json({"calls": [{"f": {"x": [1, 2.5, None, True]}}], "tools": []}, 0)
-    assert not stored._is_json([("f", {})], 0)  # a tuple is marked
-    assert not stored._is_json({1: "a"}, 0) and not stored._is_json([10**5000], 0)
+    # the direct path is taken for what is_plain_json(value, tuples=False) accepts
+    assert is_plain_json({"calls": [{"f": {"x": [1, 2.5, None, True]}}], "tools": []}, tuples=False)
+    assert not is_plain_json([("f", {})], tuples=False)  # a tuple is marked
+    assert not is_plain_json({1: "a"}, tuples=False) and not is_plain_json([10**5000], tuples=False)
     assert stored.loads(stored.dumps({"__toolcall_f1__": "tuple", "items": []})) == {
         "__toolcall_f1__": "tuple", "items": []}
