@@ -339,3 +339,32 @@ def test_harmony_final_channel_text_is_read_analysis_never(fmt: str) -> None:
     text = ("<|channel|>analysis<|message|>[g(y=2)] maybe<|end|><|start|>assistant<|channel|>final"
             "<|message|>Calling: [f(x=1)]<|return|>")
     assert parse_calls(text, format=fmt) == [Call("f", {"x": 1})]
+
+
+# --- the error messages of the per-family readers' former doctests (their calls are format cases)
+
+FAMILY_ERROR_MESSAGES = [
+    ("hermes", '<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>',
+     "hermes: invalid JSON at character 46: Expecting ',' delimiter (in '{\"name\": \"f\", \"arguments\": {\"a\": 1}</tool_call>')"),
+    ("harmony", "<|channel|>commentary to=functions",
+     "harmony: a message to a tool is cut off (no <|message|>) at character 0 (in '<|channel|>commentary to=functions')"),
+]
+
+
+@pytest.mark.parametrize("fmt,text,message", FAMILY_ERROR_MESSAGES, ids=[m[0] for m in FAMILY_ERROR_MESSAGES])
+def test_a_family_error_names_the_family_and_the_offset(fmt: str, text: str, message: str) -> None:
+    for reader in (fmt, "auto"):
+        with pytest.raises(ToolCallParseError) as info:
+            parse_calls(text, format=reader)
+        assert str(info.value) == message
+
+
+def test_a_family_named_reader_is_derived_from_its_block_function() -> None:
+    """One row per family: the named reader reads the family's blocks and the plain text around them."""
+    from toolcall_f1.families import FAMILIES
+
+    assert [f.name for f in FAMILIES][:3] == ["hermes", "qwen3_coder", "glm45"]
+    hermes = next(f for f in FAMILIES if f.name == "hermes")
+    assert FORMATS["hermes"] is FORMATS["qwen"] is hermes.read
+    text = '[f(a=1)] <tool_call>{"name": "g", "arguments": {}}</tool_call>'
+    assert parse_calls(text, format="hermes") == [Call("f", {"a": 1}), Call("g", {})]
