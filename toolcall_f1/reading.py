@@ -285,9 +285,19 @@ class Registry:
         ------
         ValueError
             For an unknown format name.
+
+        Examples
+        --------
+        >>> REGISTRY.reader("python")("<think>[g()]</think>[f(a=1)]", Context())
+        [f(a=1)]
+        >>> REGISTRY.reader("pyhton")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: format: unknown value 'pyhton'; expected one of 'python', 'json', ..., 'xlam'
         """
-        if not isinstance(fmt, str):
-            return functools.partial(_read_template, template_reader(fmt))
+        if not isinstance(fmt, str):  # a response template: a row of its own, not registered
+            template = template_reader(fmt)
+            return functools.partial(_read_entry, Family(template.name, reader=template, prepared=False), template.name)
         try:
             return self._entries[fmt]
         except KeyError:
@@ -300,12 +310,6 @@ def _read_entry(family: Family, fmt: str, text: str, ctx: Context) -> list[Call]
     """Text entering the reader of ``family`` under the name ``fmt``: checked, prepared, read."""
     check_text_limits(text, fmt)
     return family.read(prepare_text(text) if family.prepared else text, ctx)
-
-
-def _read_template(reader: Any, text: str, ctx: Context) -> list[Call]:
-    """Text entering a response template's reader: checked, then read as transformers reads it."""
-    check_text_limits(text, reader.name)
-    return reader(text, ctx)
 
 
 # --------------------------------------------------------------------------- Python syntax
