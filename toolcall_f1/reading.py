@@ -123,7 +123,11 @@ def read_family(text: str, ctx: Context, blocks_of: BlockReader) -> list[Call]:
     ([g(a=1), f()], [g(a=1)])
     """
     blocks = blocks_of(text, ctx)
-    return read_plain(text, ctx) if blocks is None else read_around(text, blocks, ctx, read_plain)
+    if blocks is None:
+        return read_plain(text, ctx)
+    if _REASON_WORD.search(text, blocks[0][1]) is not None:
+        text, blocks = _set_aside_reasoning(text, blocks, blocks_of, ctx)
+    return read_around(text, blocks, ctx, read_plain)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1226,6 +1230,8 @@ def read_auto(text: str, ctx: Context, seen: frozenset[str] = frozenset()) -> li
     inner = seen | {name}
     if blocks is None:  # the marker announced no call of this family: read on
         return head + read_auto(text, ctx, inner)
+    if blocks and _REASON_WORD.search(text, blocks[0][1]) is not None:
+        text, blocks = _set_aside_reasoning(text, blocks, family.blocks, ctx)
     return head + read_around(text, blocks, ctx, functools.partial(read_auto, seen=inner))
 
 
@@ -1356,6 +1362,41 @@ _REASON_SCAN = re.compile(
     "|".join(f"(?P<o{i}>{re.escape(o)})|(?P<c{i}>{re.escape(c)})" for i, (o, c) in enumerate(REASONING_TAGS))
 )
 _INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
+#: A word every reasoning tag holds (text without one has no reasoning block).
+_REASON_WORD = re.compile("think|THINK|inner_|thought")
+
+
+class _Outside:
+    """Whether a position of ``text`` stands outside every bracket and quoted string begun
+    after ``start`` (a quote ends at a line's end: prose apostrophes do not carry over). One
+    forward scan for positions asked in increasing order: linear."""
+
+    __slots__ = ("text", "pos", "depth", "quote", "escaped")
+
+    def __init__(self, text: str, start: int = 0) -> None:
+        self.text, self.pos, self.depth, self.quote, self.escaped = text, start, 0, "", False
+
+    def at(self, end: int) -> bool:
+        text, depth, quote, escaped = self.text, self.depth, self.quote, self.escaped
+        for i in range(self.pos, end):
+            ch = text[i]
+            if ch == "\n":
+                quote, escaped = "", False
+            elif quote:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == quote:
+                    quote = ""
+            elif ch in "\"'":
+                quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}" and depth:
+                depth -= 1
+        self.pos, self.depth, self.quote, self.escaped = max(end, self.pos), depth, quote, escaped
+        return not depth and not quote
 
 
 def _implicit_reasoning_end(text: str) -> int:
@@ -1366,8 +1407,8 @@ def _implicit_reasoning_end(text: str) -> int:
         return 0
     before = text[: m.start()].rstrip(" \t")
     after = text[m.end() :].lstrip(" \t")
-    if not (before.endswith("\n") or after.startswith("\n") or not after):
-        return 0  # a closing tag on its own line, never inside a JSON or Python string
+    if not (before.endswith("\n") or after.startswith("\n") or not after) and not _Outside(text).at(m.start()):
+        return 0  # a closing tag on its own line or outside brackets and strings, never inside a value
     head = text[: m.start()].lstrip()
     first = REGISTRY.find_marker(head[:40]) if head else None
     if head[:1] in ("{", "[") or (first is not None and first[1] == 0):
@@ -1387,9 +1428,12 @@ def prepare_text(text: str, fmt: str = "auto") -> str:
     reasoning blocks (``<think>…</think>``, ``<seed:think>``, ``[THINK]``, ...) blanked —
     offsets stay those of the original text. A closing tag with no opening one (templates
     often put ``<think>`` in the prompt) makes everything before it reasoning, unless the text
-    starts with a call. Reasoning is recognised before the first call marker only, so a tag
-    inside a call's arguments stays data. An unclosed reasoning block runs to the end, or to
-    the first call marker in it (models such as Kimi-K2-Thinking call without closing it).
+    starts with a call. An opening tag is reasoning at the start of a line, or inline outside
+    brackets and quoted strings (``Okay. <think>…``); here it is recognised before the first
+    call marker only, so a tag inside a call's arguments stays data (reasoning after a family's
+    first block is set aside by :func:`_set_aside_reasoning`). An unclosed reasoning block runs
+    to the end, or to the first call marker in it (models such as Kimi-K2-Thinking call without
+    closing it).
 
     Examples
     --------
@@ -1401,10 +1445,11 @@ def prepare_text(text: str, fmt: str = "auto") -> str:
     lead = len(text) - len(text.lstrip(_INVISIBLE))
     if lead:
         text = " " * lead + text[lead:]
-    if "think" not in text and "THINK" not in text and "inner_" not in text and "thought" not in text:
+    if _REASON_WORD.search(text) is None:
         return text
     spans: list[tuple[int, int]] = []
     pos = _implicit_reasoning_end(text)
+    outside = _Outside(text, pos)
     if pos:
         spans.append((0, pos))
     hit = REGISTRY.find_marker(text, pos)
@@ -1417,7 +1462,7 @@ def prepare_text(text: str, fmt: str = "auto") -> str:
         if tag in _CLOSERS:  # a stray closing tag
             pos = m.end()
             continue
-        if not _at_line_start(text, m.start()):
+        if not _at_line_start(text, m.start()) and not outside.at(m.start()):
             pos = m.end()
             continue
         close = text.find(_OPENERS[tag], m.end())
@@ -1427,9 +1472,15 @@ def prepare_text(text: str, fmt: str = "auto") -> str:
             break
         pos = close + len(_OPENERS[tag])
         spans.append((m.start(), pos))
+        outside = _Outside(text, pos)
         if hit is not None and hit[1] < pos:  # the first marker was inside the reasoning
             hit = REGISTRY.find_marker(text, pos)
             limit = len(text) if hit is None else hit[1]
+    return _blanked(text, spans)
+
+
+def _blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (in order, disjoint) written as spaces: offsets kept."""
     if not spans:
         return text
     parts, last = [], 0
@@ -1439,6 +1490,42 @@ def prepare_text(text: str, fmt: str = "auto") -> str:
         last = end
     parts.append(text[last:])
     return "".join(parts)
+
+
+def _set_aside_reasoning(text: str, blocks: list[Block], blocks_of: BlockReader, ctx: Context) -> tuple[str, list[Block]]:
+    """A family's blocks once the reasoning after its first block is set aside: a reasoning
+    block that opens between blocks (at a line's start, or inline outside brackets and strings)
+    and closes later hides the blocks within it, so they are read again from the text with it
+    blanked. A tag inside a block is data; an unclosed one runs up to the next block (as
+    :func:`prepare_text` reads it). Returns the text and blocks to read (unchanged when no
+    reasoning block holds a block). Linear: one scan, at most one second reading."""
+    spans: list[tuple[int, int]] = []
+    k, n = 0, len(text)
+    pos = blocks[0][1]
+    outside = _Outside(text, pos)
+    while (m := _REASON_SCAN.search(text, pos)) is not None:
+        start = m.start()
+        while k < len(blocks) and blocks[k][1] <= start:
+            k += 1
+            outside = _Outside(text, blocks[k - 1][1])
+        if k < len(blocks) and blocks[k][0] <= start:  # inside a block: data
+            pos = blocks[k][1]
+            continue
+        tag = m.group()
+        if tag in _CLOSERS or not (_at_line_start(text, start) or outside.at(start)):
+            pos = m.end()
+            continue
+        close = text.find(_OPENERS[tag], m.end())
+        if close < 0:
+            break  # unclosed: reasoning up to the next block, which the gap's reading sets aside
+        pos = close + len(_OPENERS[tag])
+        if k < len(blocks) and blocks[k][0] < pos:
+            spans.append((start, pos))
+        outside = _Outside(text, pos)
+    if not spans:
+        return text, blocks
+    text = _blanked(text, spans)
+    return text, blocks_of(text, ctx) or []
 
 
 # --------------------------------------------------------------------------- public
