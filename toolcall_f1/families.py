@@ -380,7 +380,11 @@ def _qwen3_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos, _ = nxt.search(_FUNCTION_TAG, 0)
     if pos < 0:
-        return _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
+        blocks = _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
+        seed = text.find("<seed:tool_call>") if blocks is None else -1
+        if seed >= 0:
+            raise err_at("qwen3_coder", "<seed:tool_call> holds no <function=…> call (cut off?)", text, seed)
+        return blocks
     blocks: list[Block] = []
     floor = 0
     while pos >= 0:
@@ -697,7 +701,7 @@ def _kimi_k2_blocks(text: str, ctx: Context) -> list[Block] | None:
 
 # --------------------------------------------------------------------------- Mistral
 
-_MISTRAL_NAME = re.compile(r"([A-Za-z_][\w.\-]*)[ \t]*(\[ARGS\]|\[CALL_ID\]|\{|$|\n|</s>)")
+_MISTRAL_NAME = re.compile(r"([A-Za-z_][\w.\-]*)[ \t]*(\[ARGS\]|\[CALL_ID\]|\{|$|\n|</s>|(?=\[TOOL_CALLS\]))")
 
 
 def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
@@ -719,25 +723,31 @@ def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
 
 def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
     """The calls from ``i`` on (a JSON list, ``NAME[ARGS]{…}``, ``NAME{…}``, more
-    ``[TOOL_CALLS]``), and where they end."""
+    ``[TOOL_CALLS]``), and where they end. Right after a ``[TOOL_CALLS]`` a call must follow
+    (a bare name is a call without arguments); after a call, a word is prose."""
     calls: list[Call] = []
     n = len(text)
+    fresh = True  # right after a [TOOL_CALLS] marker
     while True:
         i = _skip(text, i)
         if i >= n or any(text.startswith(t, i) for t in _END_TOKENS):
+            if fresh and calls:
+                raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, i)
             return calls, i
         if text.startswith("[TOOL_CALLS]", i):
             i += len("[TOOL_CALLS]")
+            fresh = True
             continue
         if text[i] in "[{":
             if calls and text[i] == "[" and _python_list_start(text, i):
                 return calls, i  # a list of Python calls after the run is not Mistral's
             values, i = _json_run(text, i, "mistral")
             calls.extend(_calls_of(values, "mistral", text, i))
+            fresh = False
             continue
         m = _MISTRAL_NAME.match(text, i)
         if m is None:
-            if calls:
+            if calls and not fresh:
                 return calls, i  # prose after the calls
             nl = nxt.find("\n", i)
             j = text.find("[{", i, nl if nl >= 0 else n)
@@ -747,10 +757,10 @@ def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
             continue
         name, j = m.group(1), m.start(2)
         if m.group(2) in ("", "\n", "</s>"):
-            if calls:
+            if calls and not fresh:
                 return calls, i  # a word after the calls is prose
             calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
-            i = m.end(1)
+            i, fresh = m.end(1), False
             continue
         if text.startswith("[CALL_ID]", j):
             j = text.find("[ARGS]", j)
@@ -762,6 +772,7 @@ def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
         if not isinstance(args, dict):
             raise err_at("mistral", "expected a JSON object of arguments", text, j)
         calls.append(_make(name, args, "mistral", text, m.start(1)))
+        fresh = False
 
 
 # --------------------------------------------------------------------------- Llama 3 / 4
@@ -883,19 +894,32 @@ def _renamed(values: Any, key: str) -> Any:
     return values
 
 
-_ACTION = re.compile(r"Action:[ \t]*\n?[ \t]*```(?:json)?[ \t]*\n")
+_ACTION = re.compile(r"Action:[ \t]*\r?\n?[ \t]*```(?:json)?[ \t]*\r?\n")
+#: Where an ``Action:`` block begins (the family's marker, too).
+_ACTION_MARKER = re.compile(r"Action:[ \t]*\r?\n?[ \t]*```")
+
+
+def _action_blocks(text: str) -> list[Block] | None:
+    """Command R's ``Action:`` + a fenced JSON list of actions (line ends ``\\n`` or ``\\r\\n``),
+    every such block in order; an ``Action:`` fence without JSON is a parse error."""
+    blocks: list[Block] = []
+    for marker in _ACTION_MARKER.finditer(text):
+        if blocks and marker.start() < blocks[-1][1]:
+            continue
+        m = _ACTION.match(text, marker.start())
+        if m is None:
+            raise err_at("command_r", "Action: without a fenced JSON action (cut off?)", text, marker.start())
+        values, j = _json_run(text, m.end(), "command_r")
+        calls = _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
+        blocks.append((m.start(), _past(text, _past(text, j, "```"), "<|END_ACTION|>"), calls))
+    return blocks or None
 
 
 def _command_r_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     k = nxt.find("<|START_ACTION|>", 0)
     if k < 0:
-        m = _ACTION.search(text)
-        if m is None:
-            return None
-        values, j = _json_run(text, m.end(), "command_r")
-        calls = _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
-        return [(m.start(), _past(text, _past(text, j, "```"), "<|END_ACTION|>"), calls)]
+        return _action_blocks(text)
     blocks: list[Block] = []
     while k >= 0:
         i = _skip_fence_open(text, _skip(text, k + len("<|START_ACTION|>")))
@@ -1053,7 +1077,7 @@ FAMILIES: tuple[Family, ...] = (
     # </minimax:tool_call>; values typed by the schema, else JSON, else text.
     Family("minimax_m2", _minimax_m2_blocks, markers=("<minimax:tool_call>",)),
     # Command R / R7B / A <|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>.
-    Family("command_r", _command_r_blocks, markers=("<|START_ACTION|>", re.compile(r"Action:[ \t]*\n?[ \t]*```"))),
+    Family("command_r", _command_r_blocks, markers=("<|START_ACTION|>", _ACTION_MARKER)),
     # OLMo 3 <function_calls> with one Python call per line (an <invoke> body is read as
     # DeepSeek's plain-tag form).
     Family("olmo3", _olmo3_blocks, markers=("<function_calls>",)),

@@ -368,3 +368,51 @@ def test_a_family_named_reader_is_derived_from_its_block_function() -> None:
     assert FORMATS["hermes"] is FORMATS["qwen"] is hermes.read
     text = '[f(a=1)] <tool_call>{"name": "g", "arguments": {}}</tool_call>'
     assert parse_calls(text, format="hermes") == [Call("f", {"a": 1}), Call("g", {})]
+
+
+# --- issue 26 item 3: every call after a Mistral marker is read; a marker that announces no call is an error
+
+A_, B_ = Call("a", {}), Call("b", {})
+MISTRAL_EVERY_CALL = [
+    ("a second marker on the next line", "[TOOL_CALLS]a\n[TOOL_CALLS]b"),
+    ("a second marker after arguments", "[TOOL_CALLS]a[ARGS]{}[TOOL_CALLS]b"),
+    ("a second marker right after a name", "[TOOL_CALLS]a[TOOL_CALLS]b"),
+]
+
+
+@pytest.mark.parametrize("text", [c[1] for c in MISTRAL_EVERY_CALL], ids=[c[0] for c in MISTRAL_EVERY_CALL])
+def test_mistral_reads_the_call_after_every_marker(text: str) -> None:
+    for fmt in ("mistral", "auto"):
+        assert parse_calls(text, format=fmt) == [A_, B_]
+
+
+MARKER_WITHOUT_CALL = [
+    ("qwen3_coder", "<seed:tool_call>"),
+    ("qwen3_coder", "<seed:tool_call>\n</seed:tool_call>"),
+    ("command_r", "Action:\n```"),
+    ("mistral", '[TOOL_CALLS]a[ARGS]{}[TOOL_CALLS] and then?'),
+]
+
+
+@pytest.mark.parametrize("fmt,text", MARKER_WITHOUT_CALL)
+def test_a_marker_that_announces_no_call_is_an_error_naming_the_family(fmt: str, text: str) -> None:
+    for reader in (fmt, "auto"):
+        with pytest.raises(ToolCallParseError, match="at character") as info:
+            parse_calls(text, format=reader)
+        assert info.value.format == fmt
+
+
+# --- issue 26 item 6: Command R's Action: blocks, with CRLF line ends and more than one
+
+ACTION_F = 'Action:\n```json\n[{"tool_name": "f", "parameters": {"a": 1}}]\n```'
+ACTION_G = 'Action:\n```json\n[{"tool_name": "g", "parameters": {}}]\n```'
+
+
+@pytest.mark.parametrize("text,expected", [
+    (ACTION_F.replace("\n", "\r\n"), [Call("f", {"a": 1})]),
+    (ACTION_F + "\nThen:\n" + ACTION_G, [Call("f", {"a": 1}), Call("g", {})]),
+    ((ACTION_F + "\n" + ACTION_G).replace("\n", "\r\n"), [Call("f", {"a": 1}), Call("g", {})]),
+], ids=["crlf", "two blocks", "two blocks crlf"])
+def test_command_r_reads_every_action_block(text: str, expected: list[Call]) -> None:
+    for fmt in ("command_r", "auto"):
+        assert parse_calls(text, format=fmt) == expected
