@@ -711,9 +711,9 @@ _BULLET_LABEL = re.compile(
     r"^\s*(?:[-*+>]\s+|\d+[.)]\s+)?(?:(?:\*\*|__)?[A-Za-z][\w ]{0,40}(?:\*\*|__)?\s*:(?:\*\*)?\s*)?"
 )
 _LABEL_END = re.compile(r":(?:\*\*|__)?[ \t]*")
-_ATTEMPT = re.compile(r"`*[ \t]*(?:\[[ \t]*)?[A-Za-z_][\w.]*\(")
+_ATTEMPT = re.compile(r"`*[ \t]*(?:\[[ \t]*)?[A-Za-z_][\w.]*[\u200b-\u200d\u2060\ufeff]*\(")
 # a "[" that opens a list of calls or values (not "[Note]" in prose)
-_LIST_ATTEMPT = re.compile(r"\[\s*(?:[\[{\"'(\]]|[A-Za-z_][\w.]*\s*\(|-?\d)")
+_LIST_ATTEMPT = re.compile(r"\[\s*(?:[\[{\"'(\]]|[A-Za-z_][\w.]*[\s\u200b-\u200d\u2060\ufeff]*\(|-?\d)")
 
 
 def _balanced_end(text: str, start: int, fmt: str) -> int:
@@ -801,8 +801,8 @@ def _next_hint(text: str, pos: int, nxt: NextFinder, spaced: bool = True) -> int
     p = nxt.find("(", pos)
     while p >= 0 and (best < 0 or p < best):
         q = p - 1
-        while spaced and q >= pos and text[q] in " \t":
-            q -= 1
+        while q >= pos and ((spaced and text[q] in " \t") or text[q] in _INVISIBLE):
+            q -= 1  # (an invisible character before "(" is a call attempt, to be named in the error)
         if q >= 0 and (text[q].isalnum() or text[q] in "_."):
             return p
         p = text.find("(", p + 1)
@@ -830,10 +830,14 @@ def _next_start(text: str, pos: int, line_end: int, nxt: NextFinder, json_calls:
     best, kind = -1, ""
     if pos == 0 or text[pos - 1] == "\n":
         best = _label_start(text, pos, line_end)
-    else:  # after a call: another one after a comma, semicolon or space?
+    else:  # after a call: another one after a comma, semicolon, space or "and"?
         j = pos
         while j < line_end and text[j] in " \t,;`":
             j += 1
+        if text.startswith("and", j) and j + 3 < line_end and text[j + 3] in " \t`":
+            j += 3
+            while j < line_end and text[j] in " \t`":
+                j += 1
         if _ATTEMPT.match(text, j, line_end):
             best = j
     if best < 0 and nxt.find("[", pos) < line_end:
