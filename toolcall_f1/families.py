@@ -713,7 +713,7 @@ def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
         return None
     blocks: list[Block] = []
     while pos >= 0:
-        calls, end = _mistral_run(text, pos + len("[TOOL_CALLS]"), nxt)
+        calls, end = _mistral_run(text, pos + len("[TOOL_CALLS]"), nxt, ctx)
         if not calls and not text.startswith("[]", _skip(text, pos + len("[TOOL_CALLS]"))):
             raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, pos)
         blocks.append((pos, end, calls))
@@ -721,10 +721,11 @@ def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
     return blocks
 
 
-def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
+def _mistral_run(text: str, i: int, nxt: NextFinder, ctx: Context) -> tuple[list[Call], int]:
     """The calls from ``i`` on (a JSON list, ``NAME[ARGS]{…}``, ``NAME{…}``, more
     ``[TOOL_CALLS]``), and where they end. Right after a ``[TOOL_CALLS]`` a call must follow
-    (a bare name is a call without arguments); after a call, a word is prose."""
+    (a bare name is a call without arguments, unless it ends the text and is a declared tool's
+    name cut short); after a call, a word is prose."""
     calls: list[Call] = []
     n = len(text)
     fresh = True  # right after a [TOOL_CALLS] marker
@@ -759,6 +760,8 @@ def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
         if m.group(2) in ("", "\n", "</s>"):
             if calls and not fresh:
                 return calls, i  # a word after the calls is prose
+            if _skip(text, m.end(1)) >= n and ctx.cut_name(name):
+                raise err_at("mistral", f"call {name!r} is cut off (a declared tool's name cut short)", text, i)
             calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
             i, fresh = m.end(1), False
             continue

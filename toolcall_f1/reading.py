@@ -57,6 +57,15 @@ def _no_schema(tool: str, param: str) -> Mapping[str, Any] | None:
     return None
 
 
+def _no_cut_name(name: str) -> bool:
+    return False
+
+
+def _toolset_cut_name(toolset: Any, name: str) -> bool:
+    return toolset.lookup(name) is None and any(
+        spec.name.startswith(name) and spec.name != name for spec in toolset.by_key.values())
+
+
 def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, Any] | None:
     spec = toolset.lookup(tool)
     if spec is None:
@@ -68,20 +77,22 @@ def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, A
 @dataclass(frozen=True, slots=True)
 class Context:
     """What a reader may need besides the text: each tool's parameter order (for positional
-    arguments) and each parameter's JSON schema (to type values written as text in XML-style
-    formats). A plain value: :meth:`of` builds one from a compiled tool set. Picklable: the
-    defaults are module-level functions.
+    arguments), each parameter's JSON schema (to type values written as text in XML-style
+    formats), and whether a name is a declared tool's name cut short (``get_wea`` for
+    ``get_weather``: a generation cut off inside a name). A plain value: :meth:`of` builds one
+    from a compiled tool set. Picklable: the defaults are module-level functions.
 
     Examples
     --------
     >>> import pickle
     >>> ctx = pickle.loads(pickle.dumps(Context()))
-    >>> ctx.param_order("f") is None, ctx.param_schema("f", "a") is None
-    (True, True)
+    >>> ctx.param_order("f") is None, ctx.param_schema("f", "a") is None, ctx.cut_name("f")
+    (True, True, False)
     """
 
     param_order: Callable[[str], Sequence[str] | None] = _no_order
     param_schema: Callable[[str, str], Mapping[str, Any] | None] = _no_schema
+    cut_name: Callable[[str], bool] = _no_cut_name
 
     @classmethod
     def of(cls, toolset: Any) -> Context:
@@ -94,12 +105,13 @@ class Context:
         >>> from toolcall_f1.values import canon_exact
         >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}]
         >>> ctx = Context.of(compile_tools(merge_tools(tools), {}, canon_exact))
-        >>> ctx.param_order("f"), ctx.param_schema("f", "x")
-        (['x'], {'type': 'string'})
+        >>> ctx.param_order("f"), ctx.param_schema("f", "x"), ctx.cut_name("f")
+        (['x'], {'type': 'string'}, False)
         """
         if not toolset.has_schema:
             return cls()
-        return cls(toolset.param_order, functools.partial(_toolset_param_schema, toolset))
+        return cls(toolset.param_order, functools.partial(_toolset_param_schema, toolset),
+                   functools.partial(_toolset_cut_name, toolset))
 
 
 Reader = Callable[[str, Context], list[Call]]
@@ -1504,7 +1516,7 @@ def _set_aside_reasoning(text: str, blocks: list[Block], blocks_of: BlockReader,
     :func:`prepare_text` reads it). Returns the text and blocks to read (unchanged when no
     reasoning block holds a block). Linear: one scan, at most one second reading."""
     spans: list[tuple[int, int]] = []
-    k, n = 0, len(text)
+    k = 0
     pos = blocks[0][1]
     outside = _Outside(text, pos)
     while (m := _REASON_SCAN.search(text, pos)) is not None:

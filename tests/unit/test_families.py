@@ -416,3 +416,17 @@ ACTION_G = 'Action:\n```json\n[{"tool_name": "g", "parameters": {}}]\n```'
 def test_command_r_reads_every_action_block(text: str, expected: list[Call]) -> None:
     for fmt in ("command_r", "auto"):
         assert parse_calls(text, format=fmt) == expected
+
+
+def test_a_mistral_name_cut_short_at_the_end_is_a_parse_error() -> None:
+    """``[TOOL_CALLS]get_wea`` (max tokens reached inside the name) is no call to ``get_wea``
+    when ``get_weather`` is declared; without schemas a bare name stays a call (vLLM's reading)."""
+    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {}}}]
+    for fmt in ("mistral", "auto"):
+        with pytest.raises(ToolCallParseError, match="'get_wea' is cut off") as info:
+            parse_calls("[TOOL_CALLS]get_wea", format=fmt, tools=tools)
+        assert info.value.format == "mistral"
+        assert parse_calls("[TOOL_CALLS]get_weather", format=fmt, tools=tools) == [Call("get_weather", {})]
+        assert parse_calls("[TOOL_CALLS]get_wea", format=fmt) == [Call("get_wea", {})]
+        assert parse_calls("[TOOL_CALLS]get_wea\n[TOOL_CALLS]get_weather", format=fmt, tools=tools) == [
+            Call("get_wea", {}), Call("get_weather", {})]
