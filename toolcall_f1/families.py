@@ -380,11 +380,11 @@ def _qwen3_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos, _ = nxt.search(_FUNCTION_TAG, 0)
     if pos < 0:
-        blocks = _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
-        seed = text.find("<seed:tool_call>") if blocks is None else -1
+        wrapped = _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
+        seed = text.find("<seed:tool_call>") if wrapped is None else -1
         if seed >= 0:
             raise err_at("qwen3_coder", "<seed:tool_call> holds no <function=…> call (cut off?)", text, seed)
-        return blocks
+        return wrapped
     blocks: list[Block] = []
     floor = 0
     while pos >= 0:
