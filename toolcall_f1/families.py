@@ -1,8 +1,10 @@
 """Readers for the tool-call markers of model families (SPEC §2, "Model families' own markers").
 
 Each family is learnt from the model's chat template and the tool parsers of vLLM / SGLang,
-and registered with :func:`~toolcall_f1.parsing.register_format` under its name, its aliases
-and the markers by which ``"auto"`` finds it. Every reader is one forward pass over the text
+and written as one row of :data:`FAMILIES` (a :class:`~toolcall_f1.reading.Family`: its name,
+its aliases, the markers by which ``"auto"`` finds it, and its block function); the named reader
+of a family is derived from its block function (:func:`~toolcall_f1.reading.read_family`), and
+:mod:`toolcall_f1.parsing` adds the rows to the registry. Every reader is one forward pass over the text
 (``NextFinder`` remembers where the next tag is, so a missing closing tag is looked for once),
 never executes anything, and follows one rule: **a family's marker from which no complete call
 can be read is a parse error naming the family and the character offset** — never zero calls.
@@ -24,27 +26,25 @@ from .calls import (
     Call,
     DuplicateKeyError,
     ToolCallParseError,
-    check_text_limits,
     coerce_structured,
     put_once,
 )
-from .parsing import (
+from .reading import (
     Block,
     BlockReader,
     Context,
+    Family,
     NextFinder,
-    Reader,
-    _decode_at,
-    _python_whole,
-    _scan_prose,
+    decode_at,
     err_at,
-    read_around,
+    python_whole,
+    read_auto,
     read_plain,
-    register_format,
+    scan_prose,
     shifted,
 )
 
-__all__ = ["xml_value"]
+__all__ = ["FAMILIES", "xml_value"]
 
 _WS = " \t\r\n"
 #: End-of-turn tokens a decoder may leave after the calls.
@@ -82,7 +82,7 @@ def _json_run(text: str, pos: int, fmt: str) -> tuple[list[Any], int]:
     """JSON values one after another from ``pos`` (separated by space, ``,`` or ``;``)."""
     values: list[Any] = []
     while True:
-        value, pos = _decode_at(text, pos, fmt)
+        value, pos = decode_at(text, pos, fmt)
         values.append(value)
         j = _skip(text, pos, _WS + ",;")
         if j >= len(text) or text[j] != "{":
@@ -106,10 +106,10 @@ def _python_body(body: str, ctx: Context, fmt: str, text: str, pos: int) -> list
     if not body:
         raise err_at(fmt, "an empty tool-call block", text, pos)
     try:
-        return _python_whole(body, ctx, fmt, lenient=True)
+        return python_whole(body, ctx, fmt, lenient=True)
     except ToolCallParseError as whole:
         try:
-            calls, tried = _scan_prose(body, ctx, fmt, json_calls=False)
+            calls, tried = scan_prose(body, ctx, fmt, json_calls=False)
         except ToolCallParseError as err:
             raise err_at(fmt, err.reason, text, pos) from None
         if tried:
@@ -178,27 +178,6 @@ def _blocks(
         blocks.append((pos, end, got))
         pos = nxt.find(opener, max(end, pos + len(opener)))
     return blocks
-
-
-def _read_family(text: str, ctx: Context, fmt: str, blocks_of: BlockReader) -> list[Call]:
-    """A family's named reader: its blocks, and the text around them read as plain text
-    (JSON or Python calls; no other family's markers); with no block, the text as plain."""
-    check_text_limits(text, fmt)
-    blocks = blocks_of(text, ctx)
-    return read_plain(text, ctx) if blocks is None else read_around(text, blocks, ctx, read_plain)
-
-
-def _tag_family(fmt: str, opener: str, close: str | None) -> tuple[Reader, BlockReader]:
-    """The reader and block reader of a family whose calls are JSON or Python call syntax
-    between ``opener`` and ``close``."""
-    blocks_of = functools.partial(_blocks, fmt=fmt, opener=opener, close=close)
-
-    def reader(text: str, ctx: Context) -> list[Call]:
-        return _read_family(text, ctx, fmt, blocks_of)
-
-    reader.__name__ = reader.__qualname__ = f"read_{fmt}"
-    reader.__doc__ = f"{fmt}: ``{opener}`` JSON or Python calls" + (f" ``{close}``" if close else "") + "."
-    return reader, blocks_of
 
 
 # --------------------------------------------------------------------------- typed XML values
@@ -316,7 +295,7 @@ def _qwen3_function(text: str, pos: int, ctx: Context, fmt: str, nxt: NextFinder
     args: dict[str, Any] = {}
     i = _skip(text, head_end + 1)
     if text.startswith("{", i):
-        value, i = _decode_at(text, i, fmt)
+        value, i = decode_at(text, i, fmt)
         if not isinstance(value, dict):
             raise err_at(fmt, "expected a JSON object of arguments", text, head_end + 1)
         args = value
@@ -394,41 +373,18 @@ def _hermes_blocks(text: str, ctx: Context, fmt: str = "hermes") -> list[Block] 
     return blocks
 
 
-def read_hermes(text: str, ctx: Context) -> list[Call]:
-    """Hermes / Qwen 2.5 ``<tool_call>{json}</tool_call>`` blocks (several allowed); a block
-    may also hold Qwen3-Coder ``<function=…>`` or GLM ``NAME<arg_key>…`` calls.
-
-    Examples
-    --------
-    >>> read_hermes('<tool_call>\\n{"name": "f", "arguments": {"a": 1}}\\n</tool_call>\\n<tool_call>{"name": "g", "arguments": {}}</tool_call>', Context())
-    [f(a=1), g()]
-    >>> read_hermes('<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>', Context())
-    Traceback (most recent call last):
-    ...
-    toolcall_f1.calls.ToolCallParseError: hermes: invalid JSON at character 46: Expecting ',' delimiter (in '{"name": "f", "arguments": {"a": 1}</tool_call>')
-    """
-    return _read_family(text, ctx, "hermes", _hermes_blocks)
-
-
 _glm45_blocks = functools.partial(_hermes_blocks, fmt="glm45")
-
-
-def read_glm45(text: str, ctx: Context) -> list[Call]:
-    """GLM-4.5 / 4.6 ``<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>``.
-
-    Examples
-    --------
-    >>> read_glm45('<tool_call>get_weather\\n<arg_key>city</arg_key>\\n<arg_value>Paris</arg_value>\\n<arg_key>days</arg_key>\\n<arg_value>3</arg_value>\\n</tool_call>', Context())
-    [get_weather(city='Paris', days=3)]
-    """
-    return _read_family(text, ctx, "glm45", _glm45_blocks)
 
 
 def _qwen3_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos, _ = nxt.search(_FUNCTION_TAG, 0)
     if pos < 0:
-        return _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
+        wrapped = _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
+        seed = text.find("<seed:tool_call>") if wrapped is None else -1
+        if seed >= 0:
+            raise err_at("qwen3_coder", "<seed:tool_call> holds no <function=…> call (cut off?)", text, seed)
+        return wrapped
     blocks: list[Block] = []
     floor = 0
     while pos >= 0:
@@ -447,18 +403,6 @@ def _back_past(text: str, pos: int, floor: int, tokens: tuple[str, ...]) -> int:
     while k > floor and text[k - 1] in _WS:
         k -= 1
     return next((k - len(t) for t in tokens if k - len(t) >= floor and text.startswith(t, k - len(t))), pos)
-
-
-def read_qwen3_coder(text: str, ctx: Context) -> list[Call]:
-    """Qwen3-Coder / Qwen3.5 / Seed-OSS XML function blocks, with or without the
-    ``<tool_call>`` / ``<seed:tool_call>`` wrapper; values typed by the tool's schema.
-
-    Examples
-    --------
-    >>> read_qwen3_coder('<tool_call>\\n<function=get_weather>\\n<parameter=city>\\nParis\\n</parameter>\\n<parameter=days>\\n3\\n</parameter>\\n</function>\\n</tool_call>', Context())
-    [get_weather(city='Paris', days=3)]
-    """
-    return _read_family(text, ctx, "qwen3_coder", _qwen3_blocks)
 
 
 _FUNCTION_TAG = re.compile(r'<function(?:=| name=")')
@@ -514,7 +458,7 @@ def _invoke_args(
     args: dict[str, Any] = {}
     i = _skip(text, i)
     if text.startswith("{", i):
-        value, i = _decode_at(text, i, fmt)
+        value, i = decode_at(text, i, fmt)
         if not isinstance(value, dict):
             raise err_at(fmt, "expected a JSON object of arguments", text, i)
         args = value
@@ -585,48 +529,11 @@ _deepseek_v32_blocks = _invoke_family("deepseek_v32", "<\uff5cDSML\uff5cfunction
 _minimax_m2_blocks = _invoke_family("minimax_m2", "<minimax:tool_call>")
 
 
-def read_deepseek_v32(text: str, ctx: Context) -> list[Call]:
-    """DeepSeek V3.2 DSML: ``<｜DSML｜function_calls><｜DSML｜invoke name="f">
-    <｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter></｜DSML｜invoke>…``
-    (``string="false"`` values are JSON).
-
-    Examples
-    --------
-    >>> read_deepseek_v32('<\uff5cDSML\uff5cfunction_calls>\\n<\uff5cDSML\uff5cinvoke name="f">\\n<\uff5cDSML\uff5cparameter name="city" string="true">Paris</\uff5cDSML\uff5cparameter>\\n<\uff5cDSML\uff5cparameter name="days" string="false">3</\uff5cDSML\uff5cparameter>\\n</\uff5cDSML\uff5cinvoke>\\n</\uff5cDSML\uff5cfunction_calls>', Context())
-    [f(city='Paris', days=3)]
-    """
-    return _read_family(text, ctx, "deepseek_v32", _deepseek_v32_blocks)
-
-
-def read_minimax_m2(text: str, ctx: Context) -> list[Call]:
-    """MiniMax-M2: ``<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter>
-    </invoke></minimax:tool_call>``; values typed by the schema, else JSON, else text.
-
-    Examples
-    --------
-    >>> read_minimax_m2('<minimax:tool_call>\\n<invoke name="f">\\n<parameter name="city">Paris</parameter>\\n<parameter name="days">3</parameter>\\n</invoke>\\n</minimax:tool_call>', Context())
-    [f(city='Paris', days=3)]
-    """
-    return _read_family(text, ctx, "minimax_m2", _minimax_m2_blocks)
-
-
 def _olmo3_blocks(text: str, ctx: Context) -> list[Block] | None:
     k = text.find("<function_calls>")
     if k >= 0 and text.startswith("<invoke", _skip(text, k + len("<function_calls>"))):
         return _invoke_blocks(text, ctx, "deepseek_v32")  # DeepSeek's plain-tag form
     return _blocks(text, ctx, "olmo3", "<function_calls>", "</function_calls>")
-
-
-def read_olmo3(text: str, ctx: Context) -> list[Call]:
-    """OLMo 3 ``<function_calls>`` with one Python call per line (an ``<invoke>`` body is
-    read as DeepSeek's plain-tag form).
-
-    Examples
-    --------
-    >>> read_olmo3("<function_calls>\\nf(a=1)\\ng(b='x')\\n</function_calls>", Context())
-    [f(a=1), g(b='x')]
-    """
-    return _read_family(text, ctx, "olmo3", _olmo3_blocks)
 
 
 # --------------------------------------------------------------------------- Harmony (gpt-oss)
@@ -690,7 +597,7 @@ def _harmony_call(text: str, start: int, msg: int, end: int, stop: str) -> Call 
     if not body:
         raise err_at("harmony", f"call {name!r} has no arguments message", text, body_start)
     try:
-        args, after = _decode_at(body, 0, "harmony")
+        args, after = decode_at(body, 0, "harmony")
     except ToolCallParseError as err:  # counted in the whole text
         raise shifted(err, _skip(text, body_start)) from None
     if body[after:].strip() or not isinstance(args, dict):
@@ -704,30 +611,6 @@ def _harmony_cut_header(text: str, start: int) -> None:
     rest = text[start:]
     if "to=" in rest or "{" in rest:
         raise err_at("harmony", "a message to a tool is cut off (no <|message|>)", text, start)
-
-
-def read_harmony(text: str, ctx: Context) -> list[Call]:
-    """gpt-oss Harmony: a message whose header names a recipient is a call
-    (``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{json}<|call|>``,
-    the recipient also before the channel); analysis text is never a call, and the final
-    channel's text is read as plain text (calls written there, as BFCL-style prompts ask). A
-    header cut off before its message, a recipient with no function name, and a call
-    message with no recipient are parse errors.
-
-    Examples
-    --------
-    >>> read_harmony('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>', Context())
-    [get_weather(city='Paris')]
-    >>> read_harmony('<|channel|>final<|message|>It is sunny.<|return|>', Context())
-    []
-    >>> read_harmony('<|channel|>analysis<|message|>Use f.<|end|><|start|>assistant<|channel|>final<|message|>[f(x=1)]<|return|>', Context())
-    [f(x=1)]
-    >>> read_harmony('<|channel|>commentary to=functions', Context())
-    Traceback (most recent call last):
-    ...
-    toolcall_f1.calls.ToolCallParseError: harmony: a message to a tool is cut off (no <|message|>) at character 0 (in '<|channel|>commentary to=functions')
-    """
-    return _read_family(text, ctx, "harmony", _harmony_blocks)
 
 
 # --------------------------------------------------------------------------- DeepSeek V3 / V3.1 / R1
@@ -765,7 +648,7 @@ def _deepseek_blocks(text: str, ctx: Context) -> list[Block] | None:
         j = _skip_fence_open(text, _skip(text, i))
         if not text.startswith("{", j):
             raise err_at("deepseek", f"call {name.strip()!r} has no JSON arguments (cut off?)", text, i)
-        args, j = _decode_at(text, j, "deepseek")
+        args, j = decode_at(text, j, "deepseek")
         if not isinstance(args, dict):
             raise err_at("deepseek", "expected a JSON object of arguments", text, i)
         j = _past(text, _past(text, j, "```"), _DS_CALL_END)
@@ -778,20 +661,6 @@ def _past(text: str, pos: int, token: str) -> int:
     """Past ``token`` when it follows ``pos`` (after white space); else ``pos``."""
     j = _skip(text, pos)
     return j + len(token) if text.startswith(token, j) else pos
-
-
-def read_deepseek(text: str, ctx: Context) -> list[Call]:
-    """DeepSeek V3 / R1 (``<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`` + fenced JSON) and
-    V3.1 (``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}``), inside ``<｜tool▁calls▁begin｜>``.
-
-    Examples
-    --------
-    >>> read_deepseek('<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5ctool\u2581sep\uff5c>f\\n```json\\n{"a": 1}\\n```<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>', Context())
-    [f(a=1)]
-    >>> read_deepseek('<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>{"a": 1}<\uff5ctool\u2581call\u2581end\uff5c>', Context())
-    [f(a=1)]
-    """
-    return _read_family(text, ctx, "deepseek", _deepseek_blocks)
 
 
 # --------------------------------------------------------------------------- Kimi K2
@@ -821,7 +690,7 @@ def _kimi_k2_blocks(text: str, ctx: Context) -> list[Block] | None:
             raise err_at("kimi_k2", "a call without <|tool_call_argument_begin|> (cut off?)", text, pos)
         m = _KIMI_ID.match(text[start:arg].strip())
         name = m.group(1) if m else ""
-        args, j = _decode_at(text, _skip(text, arg + len(_KIMI_ARGS)), "kimi_k2")
+        args, j = decode_at(text, _skip(text, arg + len(_KIMI_ARGS)), "kimi_k2")
         if not isinstance(args, dict):
             raise err_at("kimi_k2", "expected a JSON object of arguments", text, arg)
         j = _past(text, j, "<|tool_call_end|>")
@@ -830,21 +699,9 @@ def _kimi_k2_blocks(text: str, ctx: Context) -> list[Block] | None:
     return blocks
 
 
-def read_kimi_k2(text: str, ctx: Context) -> list[Call]:
-    """Kimi K2 ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX
-    <|tool_call_argument_begin|>{json}<|tool_call_end|>…<|tool_calls_section_end|>``.
-
-    Examples
-    --------
-    >>> read_kimi_k2('<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>', Context())
-    [get_weather(city='Paris')]
-    """
-    return _read_family(text, ctx, "kimi_k2", _kimi_k2_blocks)
-
-
 # --------------------------------------------------------------------------- Mistral
 
-_MISTRAL_NAME = re.compile(r"([A-Za-z_][\w.\-]*)[ \t]*(\[ARGS\]|\[CALL_ID\]|\{|$|\n|</s>)")
+_MISTRAL_NAME = re.compile(r"([A-Za-z_][\w.\-]*)[ \t]*(\[ARGS\]|\[CALL_ID\]|\{|$|\n|</s>|(?=\[TOOL_CALLS\]))")
 
 
 def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
@@ -856,7 +713,7 @@ def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
         return None
     blocks: list[Block] = []
     while pos >= 0:
-        calls, end = _mistral_run(text, pos + len("[TOOL_CALLS]"), nxt)
+        calls, end = _mistral_run(text, pos + len("[TOOL_CALLS]"), nxt, ctx)
         if not calls and not text.startswith("[]", _skip(text, pos + len("[TOOL_CALLS]"))):
             raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, pos)
         blocks.append((pos, end, calls))
@@ -864,27 +721,34 @@ def _mistral_blocks(text: str, ctx: Context) -> list[Block] | None:
     return blocks
 
 
-def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
+def _mistral_run(text: str, i: int, nxt: NextFinder, ctx: Context) -> tuple[list[Call], int]:
     """The calls from ``i`` on (a JSON list, ``NAME[ARGS]{…}``, ``NAME{…}``, more
-    ``[TOOL_CALLS]``), and where they end."""
+    ``[TOOL_CALLS]``), and where they end. Right after a ``[TOOL_CALLS]`` a call must follow
+    (a bare name is a call without arguments, unless it ends the text and is a declared tool's
+    name cut short); after a call, a word is prose."""
     calls: list[Call] = []
     n = len(text)
+    fresh = True  # right after a [TOOL_CALLS] marker
     while True:
         i = _skip(text, i)
         if i >= n or any(text.startswith(t, i) for t in _END_TOKENS):
+            if fresh and calls:
+                raise err_at("mistral", "[TOOL_CALLS] without a call after it (cut off?)", text, i)
             return calls, i
         if text.startswith("[TOOL_CALLS]", i):
             i += len("[TOOL_CALLS]")
+            fresh = True
             continue
         if text[i] in "[{":
             if calls and text[i] == "[" and _python_list_start(text, i):
                 return calls, i  # a list of Python calls after the run is not Mistral's
             values, i = _json_run(text, i, "mistral")
             calls.extend(_calls_of(values, "mistral", text, i))
+            fresh = False
             continue
         m = _MISTRAL_NAME.match(text, i)
         if m is None:
-            if calls:
+            if calls and not fresh:
                 return calls, i  # prose after the calls
             nl = nxt.find("\n", i)
             j = text.find("[{", i, nl if nl >= 0 else n)
@@ -894,10 +758,12 @@ def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
             continue
         name, j = m.group(1), m.start(2)
         if m.group(2) in ("", "\n", "</s>"):
-            if calls:
+            if calls and not fresh:
                 return calls, i  # a word after the calls is prose
+            if _skip(text, m.end(1)) >= n and ctx.cut_name(name):
+                raise err_at("mistral", f"call {name!r} is cut off (a declared tool's name cut short)", text, i)
             calls.append(_make(name, {}, "mistral", text, i))  # a call without arguments
-            i = m.end(1)
+            i, fresh = m.end(1), False
             continue
         if text.startswith("[CALL_ID]", j):
             j = text.find("[ARGS]", j)
@@ -905,24 +771,11 @@ def _mistral_run(text: str, i: int, nxt: NextFinder) -> tuple[list[Call], int]:
                 raise err_at("mistral", "[CALL_ID] without [ARGS] (cut off?)", text, m.start(2))
         if text.startswith("[ARGS]", j):
             j += len("[ARGS]")
-        args, i = _decode_at(text, _skip(text, j), "mistral")
+        args, i = decode_at(text, _skip(text, j), "mistral")
         if not isinstance(args, dict):
             raise err_at("mistral", "expected a JSON object of arguments", text, j)
         calls.append(_make(name, args, "mistral", text, m.start(1)))
-
-
-def read_mistral(text: str, ctx: Context) -> list[Call]:
-    """Mistral ``[TOOL_CALLS]`` + a JSON list, ``[TOOL_CALLS]NAME[ARGS]{json}`` (also with
-    ``[CALL_ID]id`` before ``[ARGS]``) and ``[TOOL_CALLS]NAME{json}``.
-
-    Examples
-    --------
-    >>> read_mistral('[TOOL_CALLS] [{"name": "f", "arguments": {"a": 1}}]</s>', Context())
-    [f(a=1)]
-    >>> read_mistral('[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]abc123456[ARGS]{}', Context())
-    [f(a=1), g()]
-    """
-    return _read_family(text, ctx, "mistral", _mistral_blocks)
+        fresh = False
 
 
 # --------------------------------------------------------------------------- Llama 3 / 4
@@ -933,21 +786,6 @@ _BUILTIN_CALL = ".call"
 def _builtin(calls: list[Call]) -> list[Call]:
     """Llama's built-in tools: ``brave_search.call(query=…)`` is a call to ``brave_search``."""
     return [Call._owned(c.name[: -len(_BUILTIN_CALL)], dict(c.arguments)) if c.name.endswith(_BUILTIN_CALL) else c for c in calls]
-
-
-def read_llama(text: str, ctx: Context) -> list[Call]:
-    """Llama 3.x: ``<|python_tag|>`` + JSON calls (``;``-separated) or Python call syntax
-    (``brave_search.call(query=…)`` is a call to ``brave_search``); plain JSON
-    ``{"name", "parameters"}`` without the tag.
-
-    Examples
-    --------
-    >>> read_llama('<|python_tag|>{"name": "f", "parameters": {"a": 1}}; {"name": "g", "parameters": {}}<|eom_id|>', Context())
-    [f(a=1), g()]
-    >>> read_llama('<|python_tag|>brave_search.call(query="Paris weather")<|eom_id|>', Context())
-    [brave_search(query='Paris weather')]
-    """
-    return _read_family(text, ctx, "llama", _llama_blocks)
 
 
 def _llama_blocks(text: str, ctx: Context) -> list[Block] | None:
@@ -1025,17 +863,6 @@ def _gemma_object(text: str, i: int, fmt: str, depth: int) -> tuple[dict[str, An
     return out, i + 1
 
 
-def read_gemma4(text: str, ctx: Context) -> list[Call]:
-    """Gemma 4 ``<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5}<tool_call|>``.
-
-    Examples
-    --------
-    >>> read_gemma4('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:3,opts:{metric:true},tags:[<|"|>a<|"|>]}<tool_call|>', Context())
-    [get_weather(city='Paris', days=3, opts={'metric': True}, tags=['a'])]
-    """
-    return _read_family(text, ctx, "gemma4", _gemma4_blocks)
-
-
 def _gemma4_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos = nxt.find("<|tool_call>", 0)
@@ -1070,30 +897,32 @@ def _renamed(values: Any, key: str) -> Any:
     return values
 
 
-_ACTION = re.compile(r"Action:[ \t]*\n?[ \t]*```(?:json)?[ \t]*\n")
+_ACTION = re.compile(r"Action:[ \t]*\r?\n?[ \t]*```(?:json)?[ \t]*\r?\n")
+#: Where an ``Action:`` block begins (the family's marker, too).
+_ACTION_MARKER = re.compile(r"Action:[ \t]*\r?\n?[ \t]*```")
 
 
-def read_command_r(text: str, ctx: Context) -> list[Call]:
-    """Command R / R7B / A ``<|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>``.
-
-    Examples
-    --------
-    >>> read_command_r('<|START_THINKING|>Look it up.<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}}]<|END_ACTION|>', Context())
-    [f(a=1)]
-    """
-    return _read_family(text, ctx, "command_r", _command_r_blocks)
+def _action_blocks(text: str) -> list[Block] | None:
+    """Command R's ``Action:`` + a fenced JSON list of actions (line ends ``\\n`` or ``\\r\\n``),
+    every such block in order; an ``Action:`` fence without JSON is a parse error."""
+    blocks: list[Block] = []
+    for marker in _ACTION_MARKER.finditer(text):
+        if blocks and marker.start() < blocks[-1][1]:
+            continue
+        m = _ACTION.match(text, marker.start())
+        if m is None:
+            raise err_at("command_r", "Action: without a fenced JSON action (cut off?)", text, marker.start())
+        values, j = _json_run(text, m.end(), "command_r")
+        calls = _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
+        blocks.append((m.start(), _past(text, _past(text, j, "```"), "<|END_ACTION|>"), calls))
+    return blocks or None
 
 
 def _command_r_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     k = nxt.find("<|START_ACTION|>", 0)
     if k < 0:
-        m = _ACTION.search(text)
-        if m is None:
-            return None
-        values, j = _json_run(text, m.end(), "command_r")
-        calls = _calls_of([_renamed(v, "tool_name") for v in values], "command_r", text, m.end())
-        return [(m.start(), _past(text, _past(text, j, "```"), "<|END_ACTION|>"), calls)]
+        return _action_blocks(text)
     blocks: list[Block] = []
     while k >= 0:
         i = _skip_fence_open(text, _skip(text, k + len("<|START_ACTION|>")))
@@ -1107,17 +936,6 @@ def _command_r_blocks(text: str, ctx: Context) -> list[Block] | None:
     return blocks
 
 
-def read_phi4_mini(text: str, ctx: Context) -> list[Call]:
-    """Phi-4-mini and FireFunction ``functools[{"name", "arguments"}, …]``.
-
-    Examples
-    --------
-    >>> read_phi4_mini('functools[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {}}]', Context())
-    [f(a=1), g()]
-    """
-    return _read_family(text, ctx, "phi4_mini", _phi4_mini_blocks)
-
-
 def _functools_lead(text: str, pos: int, fmt: str) -> int:
     i = _skip(text, pos)
     if not text.startswith("[", i):
@@ -1126,17 +944,6 @@ def _functools_lead(text: str, pos: int, fmt: str) -> int:
 
 
 _phi4_mini_blocks = functools.partial(_blocks, fmt="phi4_mini", opener="functools", close=None, lead=_functools_lead)
-
-
-def read_internlm2(text: str, ctx: Context) -> list[Call]:
-    """InternLM2 ``<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>``.
-
-    Examples
-    --------
-    >>> read_internlm2('Let me check.<|action_start|><|plugin|>\\n{"name": "f", "parameters": {"a": 1}}<|action_end|>', Context())
-    [f(a=1)]
-    """
-    return _read_family(text, ctx, "internlm2", _internlm2_blocks)
 
 
 def _plugin_lead(text: str, pos: int, fmt: str) -> int:
@@ -1149,20 +956,6 @@ def _plugin_lead(text: str, pos: int, fmt: str) -> int:
 _internlm2_blocks = functools.partial(
     _blocks, fmt="internlm2", opener="<|action_start|>", close="<|action_end|>", lead=_plugin_lead
 )
-
-
-def read_functionary(text: str, ctx: Context) -> list[Call]:
-    """Functionary v3.1 ``<function=NAME>{json}</function>`` and v3.2 ``>>>NAME\\n{json}``
-    (``>>>all`` is text).
-
-    Examples
-    --------
-    >>> read_functionary('>>>all\\nLet me look.>>>get_weather\\n{"city": "Paris"}', Context())
-    [get_weather(city='Paris')]
-    >>> read_functionary('<function=f>{"a": 1}</function>', Context())
-    [f(a=1)]
-    """
-    return _read_family(text, ctx, "functionary", _functionary_blocks)
 
 
 def _functionary_blocks(text: str, ctx: Context) -> list[Block] | None:
@@ -1189,7 +982,7 @@ def _functionary_blocks(text: str, ctx: Context) -> list[Block] | None:
             i = _skip(text, j)
             if not text.startswith("{", i):
                 raise err_at("functionary", f"call {name!r} has no JSON arguments", text, j)
-            args, j = _decode_at(text, i, "functionary")
+            args, j = decode_at(text, i, "functionary")
             if not isinstance(args, dict):
                 raise err_at("functionary", "expected a JSON object of arguments", text, i)
             calls.append(_make(name, args, "functionary", text, pos))
@@ -1201,17 +994,6 @@ def _functionary_blocks(text: str, ctx: Context) -> list[Block] | None:
     return blocks
 
 
-def read_gigachat3(text: str, ctx: Context) -> list[Call]:
-    """GigaChat 3 ``function call<|role_sep|>\\n{"name", "arguments"}``.
-
-    Examples
-    --------
-    >>> read_gigachat3('function call<|role_sep|>\\n{"name": "f", "arguments": {"a": 1}}', Context())
-    [f(a=1)]
-    """
-    return _read_family(text, ctx, "gigachat3", _gigachat3_blocks)
-
-
 def _gigachat_lead(text: str, pos: int, fmt: str) -> int:
     i = _skip(text, pos)
     if text.startswith("<|role_sep|>", i):
@@ -1219,7 +1001,7 @@ def _gigachat_lead(text: str, pos: int, fmt: str) -> int:
     i = _skip(text, i)
     if not text.startswith("{", i):
         raise err_at(fmt, "expected a JSON call after 'function call'", text, pos)
-    value, _ = _decode_at(text, i, fmt)
+    value, _ = decode_at(text, i, fmt)
     if not (isinstance(value, dict) and isinstance(value.get("name"), str)):
         raise err_at(fmt, "expected {\"name\": …, \"arguments\": …} after 'function call'", text, i)
     return i
@@ -1230,56 +1012,85 @@ _gigachat3_blocks = functools.partial(
 )
 
 
-def read_xlam(text: str, ctx: Context) -> list[Call]:
-    """xLAM: a JSON list of ``{"name", "arguments"}`` (fenced, after reasoning or prose, or
-    in another family's markers — read as ``"auto"`` reads it).
-
-    Examples
-    --------
-    >>> read_xlam('[{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {}}]', Context())
-    [f(a=1), g()]
-    """
-    from .parsing import read_auto
-
-    return read_auto(text, ctx)
-
-
 # --------------------------------------------------------------------------- the registry
 
-read_llama4, _llama4_blocks = _tag_family("llama4", "<|python_start|>", "<|python_end|>")
-read_granite, _granite_blocks = _tag_family("granite", "<|tool_call|>", None)
-read_lfm2, _lfm2_blocks = _tag_family("lfm2", "<|tool_call_start|>", "<|tool_call_end|>")
-read_jamba, _jamba_blocks = _tag_family("jamba", "<tool_calls>", "</tool_calls>")
-read_nemotron, _nemotron_blocks = _tag_family("nemotron", "<TOOLCALL>", "</TOOLCALL>")
-read_apertus, _apertus_blocks = _tag_family("apertus", "<|tools_prefix|>", "<|tools_suffix|>")
 
-#: (name, reader, block reader, aliases, markers) of every family, in registration order.
-FAMILIES: tuple[tuple[str, Reader, BlockReader | None, tuple[str, ...], tuple[Any, ...]], ...] = (
-    ("hermes", read_hermes, _hermes_blocks, ("qwen", "qwen2.5"), ("<tool_call>",)),
-    ("qwen3_coder", read_qwen3_coder, _qwen3_blocks, ("qwen3.5", "seed_oss"), ("<function=", '<function name="', "<seed:tool_call>")),
-    ("glm45", read_glm45, _glm45_blocks, ("glm", "glm4.5", "glm4.6"), ()),
-    ("harmony", read_harmony, _harmony_blocks, ("gpt-oss",), ("<|channel|>", "<|start|>", "<|message|>")),
-    ("deepseek", read_deepseek, _deepseek_blocks, ("deepseek_v3", "deepseek_v31", "deepseek_r1"), (_DS_CALLS, _DS_CALL, "<\uff5ctool\u2581calls\uff5c>")),
-    ("deepseek_v32", read_deepseek_v32, _deepseek_v32_blocks, ("DSML",), ("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5cinvoke")),
-    ("kimi_k2", read_kimi_k2, _kimi_k2_blocks, (), ("<|tool_calls_section_begin|>", _KIMI_CALL, _KIMI_ARGS)),
-    ("llama", read_llama, _llama_blocks, ("llama3",), ("<|python_tag|>",)),
-    ("llama4", read_llama4, _llama4_blocks, (), ("<|python_start|>",)),
-    ("mistral", read_mistral, _mistral_blocks, (), ("[TOOL_CALLS]",)),
-    ("granite", read_granite, _granite_blocks, (), ("<|tool_call|>",)),
-    ("lfm2", read_lfm2, _lfm2_blocks, (), ("<|tool_call_start|>",)),
-    ("phi4_mini", read_phi4_mini, _phi4_mini_blocks, ("functools", "firefunction"), (re.compile(r"functools[ \t]*\["),)),
-    ("internlm2", read_internlm2, _internlm2_blocks, (), ("<|action_start|>",)),
-    ("jamba", read_jamba, _jamba_blocks, ("apriel",), ("<tool_calls>",)),
-    ("nemotron", read_nemotron, _nemotron_blocks, (), ("<TOOLCALL>",)),
-    ("gemma4", read_gemma4, _gemma4_blocks, (), ("<|tool_call>",)),
-    ("minimax_m2", read_minimax_m2, _minimax_m2_blocks, (), ("<minimax:tool_call>",)),
-    ("command_r", read_command_r, _command_r_blocks, (), ("<|START_ACTION|>", re.compile(r"Action:[ \t]*\n?[ \t]*```"))),
-    ("olmo3", read_olmo3, _olmo3_blocks, (), ("<function_calls>",)),
-    ("functionary", read_functionary, _functionary_blocks, (), (re.compile(r">>>(?=[A-Za-z_])"),)),
-    ("gigachat3", read_gigachat3, _gigachat3_blocks, (), (re.compile(r"function call(?=<\|role_sep\|>|[ \t\r\n]*\{)"),)),
-    ("apertus", read_apertus, _apertus_blocks, (), ("<|tools_prefix|>",)),
-    ("xlam", read_xlam, None, (), ()),
+def _tag_blocks(fmt: str, opener: str, close: str | None) -> BlockReader:
+    """The block function of family ``fmt``, whose calls are JSON or Python call syntax
+    between ``opener`` and ``close``."""
+    return functools.partial(_blocks, fmt=fmt, opener=opener, close=close)
+
+
+#: Every model family, in registration order (``"auto"`` prefers the longest marker, then the
+#: earlier row). Each row's named reader is derived from its block function; the comment above
+#: a row says what the family writes.
+FAMILIES: tuple[Family, ...] = (
+    # Hermes / Qwen 2.5 <tool_call>{json}</tool_call> blocks (several allowed); a block may also
+    # hold Qwen3-Coder <function=…> or GLM NAME<arg_key>… calls.
+    Family("hermes", _hermes_blocks, aliases=("qwen", "qwen2.5"), markers=("<tool_call>",)),
+    # Qwen3-Coder / Qwen3.5 / Seed-OSS XML function blocks, with or without the <tool_call> /
+    # <seed:tool_call> wrapper; values typed by the tool's schema.
+    Family("qwen3_coder", _qwen3_blocks, aliases=("qwen3.5", "seed_oss"),
+           markers=("<function=", '<function name="', "<seed:tool_call>")),
+    # GLM-4.5 / 4.6 <tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>.
+    Family("glm45", _glm45_blocks, aliases=("glm", "glm4.5", "glm4.6")),
+    # gpt-oss Harmony: a message whose header names a recipient is a call
+    # (<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{json}<|call|>, the
+    # recipient also before the channel); analysis text is never a call, and the final channel's
+    # text is read as plain text (calls written there, as BFCL-style prompts ask). A header cut
+    # off before its message, a recipient with no function name, and a call message with no
+    # recipient are parse errors.
+    Family("harmony", _harmony_blocks, aliases=("gpt-oss",), markers=("<|channel|>", "<|start|>", "<|message|>")),
+    # DeepSeek V3 / R1 (<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME + fenced JSON) and V3.1
+    # (<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}), inside <｜tool▁calls▁begin｜>.
+    Family("deepseek", _deepseek_blocks, aliases=("deepseek_v3", "deepseek_v31", "deepseek_r1"),
+           markers=(_DS_CALLS, _DS_CALL, "<\uff5ctool\u2581calls\uff5c>")),
+    # DeepSeek V3.2 DSML: <｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter
+    # name="k" string="true">v</｜DSML｜parameter></｜DSML｜invoke>… (string="false" values are JSON).
+    Family("deepseek_v32", _deepseek_v32_blocks, aliases=("DSML",),
+           markers=("<\uff5cDSML\uff5cfunction_calls>", "<\uff5cDSML\uff5cinvoke")),
+    # Kimi K2 <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX
+    # <|tool_call_argument_begin|>{json}<|tool_call_end|>…<|tool_calls_section_end|>.
+    Family("kimi_k2", _kimi_k2_blocks, markers=("<|tool_calls_section_begin|>", _KIMI_CALL, _KIMI_ARGS)),
+    # Llama 3.x: <|python_tag|> + JSON calls (;-separated) or Python call syntax
+    # (brave_search.call(query=…) is a call to brave_search); plain JSON {"name", "parameters"}
+    # without the tag.
+    Family("llama", _llama_blocks, aliases=("llama3",), markers=("<|python_tag|>",)),
+    # Llama 4 <|python_start|> JSON or Python calls <|python_end|>.
+    Family("llama4", _tag_blocks("llama4", "<|python_start|>", "<|python_end|>"), markers=("<|python_start|>",)),
+    # Mistral [TOOL_CALLS] + a JSON list, [TOOL_CALLS]NAME[ARGS]{json} (also with [CALL_ID]id
+    # before [ARGS]) and [TOOL_CALLS]NAME{json}.
+    Family("mistral", _mistral_blocks, markers=("[TOOL_CALLS]",)),
+    # Granite <|tool_call|> JSON or Python calls.
+    Family("granite", _tag_blocks("granite", "<|tool_call|>", None), markers=("<|tool_call|>",)),
+    # LFM2 <|tool_call_start|> Python calls (JSON values allowed) <|tool_call_end|>.
+    Family("lfm2", _tag_blocks("lfm2", "<|tool_call_start|>", "<|tool_call_end|>"), markers=("<|tool_call_start|>",)),
+    # Phi-4-mini and FireFunction functools[{"name", "arguments"}, …].
+    Family("phi4_mini", _phi4_mini_blocks, aliases=("functools", "firefunction"),
+           markers=(re.compile(r"functools[ \t]*\["),)),
+    # InternLM2 <|action_start|><|plugin|>{"name", "parameters"}<|action_end|>.
+    Family("internlm2", _internlm2_blocks, markers=("<|action_start|>",)),
+    # Jamba / Apriel <tool_calls> JSON or Python calls </tool_calls>.
+    Family("jamba", _tag_blocks("jamba", "<tool_calls>", "</tool_calls>"), aliases=("apriel",), markers=("<tool_calls>",)),
+    # Nemotron <TOOLCALL> JSON or Python calls </TOOLCALL>.
+    Family("nemotron", _tag_blocks("nemotron", "<TOOLCALL>", "</TOOLCALL>"), markers=("<TOOLCALL>",)),
+    # Gemma 4 <|tool_call>call:NAME{key:<|"|>text<|"|>,n:5}<tool_call|>.
+    Family("gemma4", _gemma4_blocks, markers=("<|tool_call>",)),
+    # MiniMax-M2: <minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>
+    # </minimax:tool_call>; values typed by the schema, else JSON, else text.
+    Family("minimax_m2", _minimax_m2_blocks, markers=("<minimax:tool_call>",)),
+    # Command R / R7B / A <|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>.
+    Family("command_r", _command_r_blocks, markers=("<|START_ACTION|>", _ACTION_MARKER)),
+    # OLMo 3 <function_calls> with one Python call per line (an <invoke> body is read as
+    # DeepSeek's plain-tag form).
+    Family("olmo3", _olmo3_blocks, markers=("<function_calls>",)),
+    # Functionary v3.1 <function=NAME>{json}</function> and v3.2 >>>NAME\n{json} (>>>all is text).
+    Family("functionary", _functionary_blocks, markers=(re.compile(r">>>(?=[A-Za-z_])"),)),
+    # GigaChat 3 function call<|role_sep|>\n{"name", "arguments"}.
+    Family("gigachat3", _gigachat3_blocks, markers=(re.compile(r"function call(?=<\|role_sep\|>|[ \t\r\n]*\{)"),)),
+    # Apertus <|tools_prefix|> JSON calls <|tools_suffix|>.
+    Family("apertus", _tag_blocks("apertus", "<|tools_prefix|>", "<|tools_suffix|>"), markers=("<|tools_prefix|>",)),
+    # xLAM: a JSON list of {"name", "arguments"} (fenced, after reasoning or prose, or in another
+    # family's markers — read as "auto" reads it).
+    Family("xlam", reader=read_auto),
 )
-
-for _name, _reader, _blocks_of, _aliases, _markers in FAMILIES:
-    register_format(_name, _reader, aliases=_aliases, markers=_markers, blocks=_blocks_of)

@@ -677,11 +677,8 @@ def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
 
 
 def _reader_context(toolset: ToolSet) -> Context:
-    """What the text readers need of a tool set (made once per compiled tool set)."""
-    ctx = toolset.reader_context
-    if ctx is None:
-        ctx = toolset.reader_context = Context(toolset.param_order) if toolset.has_schema else Context()
-    return ctx
+    """What the text readers need of a tool set: a plain value built from it."""
+    return Context.of(toolset)
 
 
 def _pairs(predictions: Iterable[Any], references: Iterable[Any], progress: bool, *, stream: bool = False,

@@ -277,7 +277,7 @@ def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
 class ToolSet:
     """Compiled schemas plus weight overrides, looked up by (canonical) tool name (picklable)."""
 
-    __slots__ = ("by_key", "name_canon", "has_schema", "weighted", "reader_context")
+    __slots__ = ("by_key", "name_canon", "has_schema", "weighted")
 
     def __init__(
         self,
@@ -287,8 +287,6 @@ class ToolSet:
     ) -> None:
         self.name_canon = name_canon
         self.has_schema = bool(tools)
-        #: What text readers need of these schemas (set by the scorer on first use).
-        self.reader_context: Any = None
         self.by_key: dict[str, ToolSpec] = {}
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
         for i, schema in enumerate(tools):

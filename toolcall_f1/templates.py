@@ -3,7 +3,9 @@
 transformers (≥ 5.13) reads a model's raw output back into a chat message with a declarative
 *response template*: a dict a tokenizer carries as ``tokenizer.response_template`` (vLLM
 shares the format). Given as ``prediction_format`` (or ``parse_calls(format=...)``), such a
-template makes a :class:`TemplateReader`: the text goes through transformers' own parser and
+template makes a :class:`TemplateReader` (the registry's reader for a format that is not a
+name, :meth:`toolcall_f1.reading.Registry.reader`, checks the text's limits and hands it to
+one): the text goes through transformers' own parser and
 the ``tool_calls`` of the message it returns become the calls, read by the same structured
 coercion as any OpenAI-style tool call.
 
@@ -36,7 +38,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .calls import JSON_DECODER, Call, DuplicateKeyError, ToolCallParseError, check_text_limits, coerce_structured, put_once
+from .calls import JSON_DECODER, Call, DuplicateKeyError, ToolCallParseError, coerce_structured, put_once
 
 __all__ = ["MIN_TRANSFORMERS", "TemplateReader", "resolve_format", "template_reader"]
 
@@ -191,13 +193,15 @@ class TemplateReader:
     def message(self, text: str) -> dict[str, Any]:
         """The message transformers reads from ``text`` (the model's output, prompt removed).
 
+        The text's size and nesting limits are checked where it enters, before this reader
+        sees it (``parse_calls``, the metric: the registry's reader for a template).
+
         Raises
         ------
         ToolCallParseError
-            When transformers cannot read the text with this template, the text is over the
-            size or depth limits, or it ends inside a tool call (see the module notes).
+            When transformers cannot read the text with this template, or it ends inside a tool
+            call (see the module notes).
         """
-        check_text_limits(text, self.name)
         parser = self._parser(self._compiled, prefix="")
         regions = _ToolRegions()
         try:

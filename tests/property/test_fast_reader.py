@@ -1,6 +1,6 @@
 """The fast Python-call reader agrees with the ``ast`` reader on every text it accepts.
 
-``parsing._fast_python_calls`` is an optimisation only: for any text it either returns None
+``reading._fast_python_calls`` is an optimisation only: for any text it either returns None
 (the ``ast`` reader decides) or exactly the calls the ``ast`` reader would return.
 """
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from .strategies import call_lists, render_python
 from toolcall_f1.calls import ToolCallParseError
-from toolcall_f1.parsing import Context, _calls_from_expr, _fast_python_calls, _parse_expr, _read_whole
+from toolcall_f1.reading import Context, _calls_from_expr, _fast_python_calls, _parse_expr, _read_whole
 
 
 def _ast_reader(text: str) -> Any:

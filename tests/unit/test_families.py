@@ -339,3 +339,94 @@ def test_harmony_final_channel_text_is_read_analysis_never(fmt: str) -> None:
     text = ("<|channel|>analysis<|message|>[g(y=2)] maybe<|end|><|start|>assistant<|channel|>final"
             "<|message|>Calling: [f(x=1)]<|return|>")
     assert parse_calls(text, format=fmt) == [Call("f", {"x": 1})]
+
+
+# --- the error messages of the per-family readers' former doctests (their calls are format cases)
+
+FAMILY_ERROR_MESSAGES = [
+    ("hermes", '<tool_call>{"name": "f", "arguments": {"a": 1}</tool_call>',
+     "hermes: invalid JSON at character 46: Expecting ',' delimiter (in '{\"name\": \"f\", \"arguments\": {\"a\": 1}</tool_call>')"),
+    ("harmony", "<|channel|>commentary to=functions",
+     "harmony: a message to a tool is cut off (no <|message|>) at character 0 (in '<|channel|>commentary to=functions')"),
+]
+
+
+@pytest.mark.parametrize("fmt,text,message", FAMILY_ERROR_MESSAGES, ids=[m[0] for m in FAMILY_ERROR_MESSAGES])
+def test_a_family_error_names_the_family_and_the_offset(fmt: str, text: str, message: str) -> None:
+    for reader in (fmt, "auto"):
+        with pytest.raises(ToolCallParseError) as info:
+            parse_calls(text, format=reader)
+        assert str(info.value) == message
+
+
+def test_a_family_named_reader_is_derived_from_its_block_function() -> None:
+    """One row per family: the named reader reads the family's blocks and the plain text around them."""
+    from toolcall_f1.families import FAMILIES
+
+    assert [f.name for f in FAMILIES][:3] == ["hermes", "qwen3_coder", "glm45"]
+    hermes = next(f for f in FAMILIES if f.name == "hermes")
+    assert FORMATS["hermes"] is FORMATS["qwen"] is hermes.read
+    text = '[f(a=1)] <tool_call>{"name": "g", "arguments": {}}</tool_call>'
+    assert parse_calls(text, format="hermes") == [Call("f", {"a": 1}), Call("g", {})]
+
+
+# --- issue 26 item 3: every call after a Mistral marker is read; a marker that announces no call is an error
+
+A_, B_ = Call("a", {}), Call("b", {})
+MISTRAL_EVERY_CALL = [
+    ("a second marker on the next line", "[TOOL_CALLS]a\n[TOOL_CALLS]b"),
+    ("a second marker after arguments", "[TOOL_CALLS]a[ARGS]{}[TOOL_CALLS]b"),
+    ("a second marker right after a name", "[TOOL_CALLS]a[TOOL_CALLS]b"),
+]
+
+
+@pytest.mark.parametrize("text", [c[1] for c in MISTRAL_EVERY_CALL], ids=[c[0] for c in MISTRAL_EVERY_CALL])
+def test_mistral_reads_the_call_after_every_marker(text: str) -> None:
+    for fmt in ("mistral", "auto"):
+        assert parse_calls(text, format=fmt) == [A_, B_]
+
+
+MARKER_WITHOUT_CALL = [
+    ("qwen3_coder", "<seed:tool_call>"),
+    ("qwen3_coder", "<seed:tool_call>\n</seed:tool_call>"),
+    ("command_r", "Action:\n```"),
+    ("mistral", '[TOOL_CALLS]a[ARGS]{}[TOOL_CALLS] and then?'),
+]
+
+
+@pytest.mark.parametrize("fmt,text", MARKER_WITHOUT_CALL)
+def test_a_marker_that_announces_no_call_is_an_error_naming_the_family(fmt: str, text: str) -> None:
+    for reader in (fmt, "auto"):
+        with pytest.raises(ToolCallParseError, match="at character") as info:
+            parse_calls(text, format=reader)
+        assert info.value.format == fmt
+
+
+# --- issue 26 item 6: Command R's Action: blocks, with CRLF line ends and more than one
+
+ACTION_F = 'Action:\n```json\n[{"tool_name": "f", "parameters": {"a": 1}}]\n```'
+ACTION_G = 'Action:\n```json\n[{"tool_name": "g", "parameters": {}}]\n```'
+
+
+@pytest.mark.parametrize("text,expected", [
+    (ACTION_F.replace("\n", "\r\n"), [Call("f", {"a": 1})]),
+    (ACTION_F + "\nThen:\n" + ACTION_G, [Call("f", {"a": 1}), Call("g", {})]),
+    ((ACTION_F + "\n" + ACTION_G).replace("\n", "\r\n"), [Call("f", {"a": 1}), Call("g", {})]),
+], ids=["crlf", "two blocks", "two blocks crlf"])
+def test_command_r_reads_every_action_block(text: str, expected: list[Call]) -> None:
+    for fmt in ("command_r", "auto"):
+        assert parse_calls(text, format=fmt) == expected
+
+
+def test_a_mistral_name_cut_short_at_the_end_is_a_parse_error() -> None:
+    """``[TOOL_CALLS]get_wea`` (max tokens reached inside the name) is no call to ``get_wea``
+    when ``get_weather`` is declared; without schemas a bare name stays a call (vLLM's reading)."""
+    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {}}}]
+    for fmt in ("mistral", "auto"):
+        with pytest.raises(ToolCallParseError, match="'get_wea' is cut off") as info:
+            parse_calls("[TOOL_CALLS]get_wea", format=fmt, tools=tools)
+        assert info.value.format == "mistral"
+        assert parse_calls("[TOOL_CALLS]get_weather", format=fmt, tools=tools) == [Call("get_weather", {})]
+        assert parse_calls("[TOOL_CALLS]get_wea", format=fmt) == [Call("get_wea", {})]
+        assert parse_calls("[TOOL_CALLS]get_wea\n[TOOL_CALLS]get_weather", format=fmt, tools=tools) == [
+            Call("get_wea", {}), Call("get_weather", {})]

@@ -40,7 +40,8 @@ FAMILIES = (
 )  # fmt: skip
 CASE_KEYS = {"id", "family", "source", "text", "tools", "expected"}
 OPTIONAL_KEYS = {"adjusted", "note"}
-#: The issue asked for 95 %; 98.6 % (495 of 502) was reached and is held: no reader change may lose a case.
+#: The issue asked for 95 %; 98.6 % (495 of 502) was reached and is held (520 of 527 with the 25 own
+#: cases of issue 21, all agreeing): no reader change may lose a case.
 REQUIRED_AGREEMENT = 0.985
 
 

@@ -30,3 +30,19 @@ def test_an_assistant_message_in_prose_reads_as_the_message(text: str, calls: li
 def test_a_broken_message_in_prose_is_a_parse_error() -> None:
     with pytest.raises(ToolCallParseError, match="json"):
         parse_calls('{"role": "assistant", "tool_calls": [}\nAlso:\n')
+
+
+# --- issue 26 item 7: calls joined by "and"; an invisible character in a call's name
+
+
+@pytest.mark.parametrize("text", ["f(a=1) and g(b=2)", "`f(a=1)` and `g(b=2)`", "Call: f(a=1) and g(b=2)"])
+def test_calls_joined_by_and_are_all_read(text: str) -> None:
+    assert parse_calls(text) == [Call("f", {"a": 1}), Call("g", {"b": 2})]
+    assert parse_calls(text, format="python") == [Call("f", {"a": 1}), Call("g", {"b": 2})]
+
+
+@pytest.mark.parametrize("text", ["[f\u200b(a=1)]", "f\u200b(a=1)", "Sure: [f\u2060(a=1)]"])
+def test_an_invisible_character_in_a_call_name_is_a_parse_error(text: str) -> None:
+    for fmt in ("auto", "python"):
+        with pytest.raises(ToolCallParseError, match="U\\+(200B|2060)"):
+            parse_calls(text, format=fmt)

@@ -243,3 +243,37 @@ def test_a_call_after_a_label_in_prose_is_a_call_attempt() -> None:
 def test_a_message_as_json_text_reads_like_the_message_itself(fmt: str, message: object) -> None:
     # the text's content was never read: zero calls, where the decoded message gave the call
     assert parse_calls(json.dumps(message), format=fmt) == parse_calls(message, format="auto")
+
+
+# --- issue 26 item 1: reasoning set aside wherever it stands (SPEC §2), a tag in a call's value is data
+
+HERMES_F = '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+REASONING_ANYWHERE = [
+    ("a think block after a call hides a block of its family",
+     HERMES_F + '\n<think>\nmaybe <tool_call>{"name": "g", "arguments": {}}</tool_call>\n</think>', "hermes", [FA]),
+    ("a Mistral [THINK] block after a call",
+     '[TOOL_CALLS]f{"a": 1}\n[THINK]or [TOOL_CALLS]g{}[/THINK]', "mistral", [FA]),
+    ("an inline think block before the calls", "Okay. <think>[g(x=1)]</think>\n[f(a=1)]", "python", [FA]),
+    ("an implicit </think> not on its own line", "So maybe [g(x=1)].</think>[f(a=1)]", "python", [FA]),
+]
+
+
+@pytest.mark.parametrize("text,fmt,expected", [c[1:] for c in REASONING_ANYWHERE], ids=[c[0] for c in REASONING_ANYWHERE])
+def test_reasoning_is_set_aside_wherever_it_stands(text: str, fmt: str, expected: list[Call]) -> None:
+    assert parse_calls(text) == expected
+    assert parse_calls(text, format=fmt) == expected
+
+
+REASONING_TAGS_AS_DATA = [
+    ('[f(s="x <think>y</think>")]', [Call("f", {"s": "x <think>y</think>"})]),
+    ('Sure: [f(s="a</think>")]', [Call("f", {"s": "a</think>"})]),
+    (HERMES_F + '\n<tool_call>{"name": "g", "arguments": {"s": "<think>x</think>"}}</tool_call>',
+     [FA, Call("g", {"s": "<think>x</think>"})]),
+    (HERMES_F + "\n<tool_call>\n<function=g>\n<parameter=s>\n<think>x</think>\n</parameter>\n</function>\n</tool_call>",
+     [FA, Call("g", {"s": "<think>x</think>"})]),
+]
+
+
+@pytest.mark.parametrize("text,expected", REASONING_TAGS_AS_DATA)
+def test_a_reasoning_tag_inside_a_call_is_data(text: str, expected: list[Call]) -> None:
+    assert parse_calls(text) == expected

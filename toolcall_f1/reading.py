@@ -1,0 +1,1667 @@
+"""Reading model-output text: the context, the plain readers and the registry of families (SPEC §2).
+
+Every reader takes the text and a :class:`Context` (which knows the tools, for positional
+arguments) and returns a list of :class:`~toolcall_f1.calls.Call` or raises
+:class:`~toolcall_f1.calls.ToolCallParseError`. Python call syntax is read with :mod:`ast`
+and literal evaluation only — model output is never executed.
+
+This module holds what every family's reader shares: the plain readers (Python call syntax,
+JSON, calls wherever they stand in prose), the ``"auto"`` reader that hands each family's
+blocks to that family and reads the text around them, and :data:`REGISTRY`, the one table of
+formats (:class:`Family` rows). The model families' rows are written in
+:mod:`toolcall_f1.families` and added by :mod:`toolcall_f1.parsing`, the public face.
+Text limits (size, nesting) are checked once, where text enters: :func:`read_any`'s reader
+(:meth:`Registry.reader`), a reference's text, and text decoded out of a JSON message.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import keyword
+import math
+import re
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .calls import (
+    JSON_DECODER,
+    MAX_DEPTH,
+    Call,
+    DuplicateKeyError,
+    ToolCallParseError,
+    bracket_depth,
+    check_text_limits,
+    coerce_structured,
+    normalize_value,
+    put_once,
+)
+from .templates import template_reader
+
+__all__ = [
+    "Block", "BlockReader", "Context", "Family", "NextFinder", "REGISTRY", "Reader", "Registry",
+    "decode_at", "err_at", "find_marker", "parse_text", "prepare_text", "python_whole", "read_any",
+    "read_around", "read_auto", "read_plain", "reader_for", "scan_prose", "shifted",
+]  # fmt: skip
+
+
+def _no_order(name: str) -> Sequence[str] | None:
+    return None
+
+
+def _no_schema(tool: str, param: str) -> Mapping[str, Any] | None:
+    return None
+
+
+def _no_cut_name(name: str) -> bool:
+    return False
+
+
+def _toolset_cut_name(toolset: Any, name: str) -> bool:
+    return toolset.lookup(name) is None and any(
+        spec.name.startswith(name) and spec.name != name for spec in toolset.by_key.values())
+
+
+def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, Any] | None:
+    spec = toolset.lookup(tool)
+    if spec is None:
+        return None
+    p = spec.params.get(param)
+    return None if p is None else p.schema
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a reader may need besides the text: each tool's parameter order (for positional
+    arguments), each parameter's JSON schema (to type values written as text in XML-style
+    formats), and whether a name is a declared tool's name cut short (``get_wea`` for
+    ``get_weather``: a generation cut off inside a name). A plain value: :meth:`of` builds one
+    from a compiled tool set. Picklable: the defaults are module-level functions.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> ctx = pickle.loads(pickle.dumps(Context()))
+    >>> ctx.param_order("f") is None, ctx.param_schema("f", "a") is None, ctx.cut_name("f")
+    (True, True, False)
+    """
+
+    param_order: Callable[[str], Sequence[str] | None] = _no_order
+    param_schema: Callable[[str, str], Mapping[str, Any] | None] = _no_schema
+    cut_name: Callable[[str], bool] = _no_cut_name
+
+    @classmethod
+    def of(cls, toolset: Any) -> Context:
+        """The context of a compiled tool set (:class:`~toolcall_f1.schema.ToolSet`): its
+        parameter order and its parameters' schemas; the empty context when it has no schema.
+
+        Examples
+        --------
+        >>> from toolcall_f1.schema import compile_tools, merge_tools
+        >>> from toolcall_f1.values import canon_exact
+        >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}]
+        >>> ctx = Context.of(compile_tools(merge_tools(tools), {}, canon_exact))
+        >>> ctx.param_order("f"), ctx.param_schema("f", "x"), ctx.cut_name("f")
+        (['x'], {'type': 'string'}, False)
+        """
+        if not toolset.has_schema:
+            return cls()
+        return cls(toolset.param_order, functools.partial(_toolset_param_schema, toolset),
+                   functools.partial(_toolset_cut_name, toolset))
+
+
+Reader = Callable[[str, Context], list[Call]]
+#: One stretch of text a family's reader consumed: ``(start, end, calls read there)``.
+Block = tuple[int, int, list[Call]]
+#: ``blocks(text, context)``: a family's blocks in text order, or None when it finds none.
+BlockReader = Callable[[str, Context], "list[Block] | None"]
+
+
+def read_family(text: str, ctx: Context, blocks_of: BlockReader) -> list[Call]:
+    """A family's named reader, derived from its block function: its blocks, and the text
+    around them read as plain text (JSON or Python calls; no other family's markers); with no
+    block, the whole text as plain text.
+
+    Examples
+    --------
+    >>> def bang(text, ctx):
+    ...     k = text.find("!f")
+    ...     return None if k < 0 else [(k, k + 2, [Call("f", {})])]
+    >>> read_family("[g(a=1)] !f", Context(), bang), read_family("[g(a=1)]", Context(), bang)
+    ([g(a=1), f()], [g(a=1)])
+    """
+    blocks = blocks_of(text, ctx)
+    if blocks is None:
+        return read_plain(text, ctx)
+    if _REASON_WORD.search(text, blocks[0][1]) is not None:
+        text, blocks = _set_aside_reasoning(text, blocks, blocks_of, ctx)
+    return read_around(text, blocks, ctx, read_plain)
+
+
+@dataclass(frozen=True, eq=False)
+class Family:
+    """One row of the registry: a format, the names it answers to, the markers by which
+    ``"auto"`` finds it, and how its calls are read.
+
+    Parameters
+    ----------
+    name
+        The format's name, as given to ``parse_calls(format=...)`` / ``prediction_format``.
+    blocks
+        ``blocks(text, context) -> [(start, end, calls), ...] | None``: the stretches of text
+        the family's calls stand in. With it, ``"auto"`` also reads the text around those
+        blocks (calls in other formats, other families' markers), in order, and the named
+        reader is derived from it (:func:`read_family`).
+    reader
+        ``reader(text, context) -> list[Call]``: the named reader, when it is not derived
+        from ``blocks``; without ``blocks``, ``"auto"`` hands it the text from the family's
+        first marker on.
+    aliases
+        Other names for the same format.
+    markers
+        Strings (literal) or compiled patterns that announce this family's calls.
+    prepared
+        Whether the named reader sees the text through :func:`prepare_text` (no leading BOM,
+        no reasoning blocks); ``"bfcl"`` (BFCL's decoder, exactly) does not.
+
+    Attributes
+    ----------
+    read
+        The named reader, ``read(text, context)`` (limits unchecked, text as given).
+
+    Examples
+    --------
+    >>> Family("demo", reader=lambda text, ctx: []).names
+    ('demo',)
+    >>> Family("demo")
+    Traceback (most recent call last):
+    ...
+    ValueError: format 'demo': a family needs a reader or a block reader
+    """
+
+    name: str
+    blocks: BlockReader | None = None
+    reader: Reader | None = None
+    aliases: tuple[str, ...] = ()
+    markers: tuple[str | re.Pattern[str], ...] = ()
+    prepared: bool = True
+    read: Reader = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("register_format: a format needs a non-empty name")
+        read = self.reader
+        if read is None:
+            if self.blocks is None:
+                raise ValueError(f"format {self.name!r}: a family needs a reader or a block reader")
+            read = functools.partial(read_family, blocks_of=self.blocks)
+        object.__setattr__(self, "read", read)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The family's name and its aliases."""
+        return (self.name, *self.aliases)
+
+
+class Registry:
+    """The table of formats: :class:`Family` rows by name, every name (aliases included) in
+    registration order, and one scan for every family's call markers.
+
+    Examples
+    --------
+    >>> reg = Registry([Family("shout", reader=lambda text, ctx: [], markers=("!CALL",))])
+    >>> list(reg.formats), reg.find_marker("ok !CALL ping")
+    (['shout'], ('shout', 3))
+    """
+
+    __slots__ = ("_rows", "_names", "_entries", "_scan", "formats")
+
+    def __init__(self, families: Sequence[Family] = ()) -> None:
+        self._rows: dict[str, Family] = {}
+        self._names: dict[str, Reader] = {}
+        self._entries: dict[str, Reader] = {}
+        #: Every format's named reader by name (aliases included), read-only and live.
+        self.formats: Mapping[str, Reader] = MappingProxyType(self._names)
+        self._scan = self._compile()  # (no rows yet: the scan that finds nothing)
+        self.add(*families)
+
+    def add(self, *families: Family) -> None:
+        """Add (or replace) rows; their names now read with them and ``"auto"`` finds their markers."""
+        for family in families:
+            self._rows[family.name] = family
+            for n in family.names:
+                self._names[n] = family.read
+                self._entries[n] = functools.partial(_read_entry, family, n)
+        self._scan = self._compile()
+
+    def remove(self, name: str) -> None:
+        """Remove the row named ``name``: its names and markers (other rows keep theirs)."""
+        family = self._rows.pop(name, None)
+        for n in family.names if family is not None else ():
+            self._names.pop(n, None)
+            self._entries.pop(n, None)
+        self._scan = self._compile()
+
+    def family(self, name: str) -> Family:
+        """The row named ``name`` (a family's own name, as :meth:`find_marker` gives it)."""
+        return self._rows[name]
+
+    def _compile(self) -> tuple[re.Pattern[str], list[tuple[re.Pattern[str], str]]]:
+        """One alternation of every family's markers (longest first), and each marker alone.
+
+        The alternation has no groups, so ``re`` can skip ahead to the characters a marker may
+        start with (groups would make it try every branch at every position: ~200x slower on
+        prose); the marker found is then named by matching each one at that offset.
+        """
+        marks = [(m.pattern if isinstance(m, re.Pattern) else re.escape(m), f.name)
+                 for f in self._rows.values() for m in f.markers]
+        order = sorted(marks, key=lambda m: -len(m[0]))
+        return (re.compile("|".join(f"(?:{p})" for p, _ in order) or "(?!)"),
+                [(re.compile(p), fam) for p, fam in order])
+
+    def find_marker(self, text: str, pos: int = 0, seen: frozenset[str] = frozenset()) -> tuple[str, int] | None:
+        """The family of the earliest call marker at or after ``pos`` (of a family not in
+        ``seen``: the scan goes on past theirs), and its offset; or None.
+
+        Examples
+        --------
+        >>> REGISTRY.find_marker('Sure. <tool_call>{"name": "f"}</tool_call>')
+        ('hermes', 6)
+        >>> REGISTRY.find_marker('<tool_call>{}</tool_call>', seen=frozenset({"hermes"})) is None
+        True
+        """
+        alternation, markers = self._scan
+        while True:
+            m = alternation.search(text, pos)
+            if m is None:
+                return None
+            start = m.start()
+            family = next(fam for pattern, fam in markers if pattern.match(text, start))
+            if family not in seen:
+                return family, start
+            pos = start + 1
+
+    def marker_end(self, text: str, pos: int) -> int:
+        """Where the call marker that starts at ``pos`` ends (``pos`` when none starts there)."""
+        m = self._scan[0].match(text, pos)
+        return pos if m is None else m.end()
+
+    def reader(self, fmt: Any) -> Reader:
+        """The reader of format ``fmt`` as text enters it: the text's limits checked, then
+        (except for ``"bfcl"``) seen through :func:`prepare_text`, then the named reader. For a
+        response template (a dict, or an object carrying one as ``.response_template``): a
+        :class:`~toolcall_f1.templates.TemplateReader`, which reads the text as transformers
+        does (its own thinking field).
+
+        Raises
+        ------
+        ValueError
+            For an unknown format name.
+
+        Examples
+        --------
+        >>> REGISTRY.reader("python")("<think>[g()]</think>[f(a=1)]", Context())
+        [f(a=1)]
+        >>> REGISTRY.reader("pyhton")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: format: unknown value 'pyhton'; expected one of 'python', 'json', ..., 'xlam'
+        """
+        if not isinstance(fmt, str):  # a response template: a row of its own, not registered
+            template = template_reader(fmt)
+            return functools.partial(_read_entry, Family(template.name, reader=template, prepared=False), template.name)
+        try:
+            return self._entries[fmt]
+        except KeyError:
+            raise ValueError(
+                f"format: unknown value {fmt!r}; expected one of " + ", ".join(repr(f) for f in self._names)
+            ) from None
+
+
+def _read_entry(family: Family, fmt: str, text: str, ctx: Context) -> list[Call]:
+    """Text entering the reader of ``family`` under the name ``fmt``: checked, prepared, read."""
+    check_text_limits(text, fmt)
+    return family.read(prepare_text(text) if family.prepared else text, ctx)
+
+
+# --------------------------------------------------------------------------- Python syntax
+
+
+def _err(msg: str, fmt: str, snippet: str | None = None) -> ToolCallParseError:
+    return ToolCallParseError(msg, format=fmt, snippet=snippet)
+
+
+def err_at(fmt: str, msg: str, text: str, pos: int) -> ToolCallParseError:
+    """A parse error of family ``fmt`` at character ``pos`` of ``text`` (named in the message)."""
+    return ToolCallParseError(f"{msg} at character {pos}", format=fmt, snippet=text[pos : pos + 120])
+
+
+_AT_CHARACTER = re.compile(r"at character (\d+)")
+
+
+def shifted(err: ToolCallParseError, lo: int) -> ToolCallParseError:
+    """``err`` from reading a piece of a text that starts at offset ``lo``, its ``at character``
+    counted in the whole text."""
+    if not lo:
+        return err
+    reason = _AT_CHARACTER.sub(lambda m: f"at character {int(m.group(1)) + lo}", err.reason, count=1)
+    return ToolCallParseError(reason, format=err.format, snippet=err.snippet)
+
+
+_JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+def _literal(node: ast.AST, fmt: str, depth: int = 0, names: bool | str = True) -> Any:
+    """A JSON value from a literal node: constants, lists, tuples, dicts, ±numbers, and (in
+    call arguments, as BFCL reads them) bare names as strings."""
+    if depth > MAX_DEPTH:
+        raise _err(f"nested deeper than {MAX_DEPTH} levels", fmt)
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None or isinstance(value, (bool, str, int)):
+            return value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise _err(f"non-finite number {ast.unparse(node)}", fmt)
+            return value
+        kind = {bytes: "bytes", complex: "a complex number"}.get(type(value), "...")
+        if value is Ellipsis:
+            kind = "'...'"
+        raise _err(f"{kind} is not a JSON value", fmt, ast.unparse(node))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = node.operand
+        if (
+            isinstance(operand, ast.Constant)
+            and isinstance(operand.value, (int, float))
+            and not isinstance(operand.value, bool)
+        ):
+            value = _literal(operand, fmt, depth + 1, names)
+            return -value if isinstance(node.op, ast.USub) else value
+        raise _err("only a number may carry a sign", fmt, ast.unparse(node))
+    if isinstance(node, (ast.List, ast.Tuple)) or (names == "json" and isinstance(node, ast.Set)):
+        return [_literal(e, fmt, depth + 1, names) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        out: dict[str, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise _err("'**' unpacking is not a JSON value", fmt, ast.unparse(node))
+            key = _literal(k, fmt, depth + 1, names)
+            if not isinstance(key, str):
+                raise _err(f"dict keys must be strings, got {ast.unparse(k)}", fmt)
+            value = _literal(v, fmt, depth + 1, names)
+            try:
+                put_once(out, key, value, fmt)
+            except DuplicateKeyError as err:
+                raise _err(err.reason, fmt, ast.unparse(node)) from None
+        return out
+    if isinstance(node, ast.Name):
+        if names == "json" and node.id in _JSON_NAMES:
+            return _JSON_NAMES[node.id]  # a model family writing JSON literals in call syntax
+        if names:
+            return node.id  # a bare identifier is its name, as BFCL reads it
+        raise _err(f"bare name {node.id!r} is not a JSON value", fmt, node.id)
+    what = {
+        ast.Set: "a set",
+        ast.BinOp: "arithmetic",
+        ast.BoolOp: "a boolean expression",
+        ast.Compare: "a comparison",
+        ast.Call: "a call used as a value",
+        ast.Attribute: "a dotted value",
+        ast.Subscript: "a subscript",
+        ast.Starred: "'*' unpacking",
+        ast.Lambda: "a lambda",
+        ast.JoinedStr: "an f-string",
+    }.get(type(node), f"a {type(node).__name__} expression")
+    raise _err(f"{what} is not a literal value", fmt, ast.unparse(node))
+
+
+def _dotted(node: ast.AST, fmt: str) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted(node.value, fmt) + "." + node.attr
+    raise _err("a call's name must be a (dotted) identifier", fmt, ast.unparse(node))
+
+
+def _call_from_ast(node: ast.Call, ctx: Context, fmt: str, names: bool | str = True) -> Call:
+    name = _dotted(node.func, fmt)
+    args: dict[str, Any] = {}
+    if node.args:
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise _err("'*args' is not allowed in a call", fmt, ast.unparse(node))
+        order = ctx.param_order(name)
+        if order is None:
+            raise _err(
+                f"positional arguments to {name!r} need the tool's schema to be named", fmt,
+                ast.unparse(node),
+            )
+        if len(node.args) > len(order):
+            raise _err(
+                f"{name!r} takes {len(order)} parameters, {len(node.args)} positional given",
+                fmt,
+                ast.unparse(node),
+            )
+        for pname, value in zip(order, node.args):
+            args[pname] = _literal(value, fmt, names=names)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise _err("'**kwargs' is not allowed in a call", fmt, ast.unparse(node))
+        value = _literal(kw.value, fmt, names=names)
+        try:
+            put_once(args, kw.arg, value, fmt, "argument")
+        except DuplicateKeyError as err:
+            raise _err(err.reason, fmt, ast.unparse(node)) from None
+    return Call(name, normalize_value(args, fmt=fmt))
+
+
+def _parse_expr(text: str, fmt: str) -> ast.expr:
+    """``text`` parsed as one Python expression (a piece of text whose limits were checked
+    where it entered; a piece nested deeper than :data:`MAX_DEPTH` that Python refuses is said
+    to be so)."""
+    bad = None if text.isascii() else _SURROGATE.search(text)
+    if bad is not None:  # Python source cannot hold a lone surrogate (the codec would say why)
+        raise _err(f"invalid character U+{ord(bad.group()):04X} (a lone surrogate, offset {bad.start()} in the call)", fmt, text)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes in model text are not our warnings
+            return ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
+        if bracket_depth(text) > MAX_DEPTH:
+            raise _err(f"nested deeper than {MAX_DEPTH} levels", fmt) from None
+        msg = err.msg if isinstance(err, SyntaxError) else str(err)
+        raise _err(f"not valid call syntax: {msg.splitlines()[0] if msg else type(err).__name__}", fmt, text) from None
+
+
+def _calls_from_expr(
+    body: ast.expr, ctx: Context, fmt: str, text: str, *, dicts: bool, names: bool | str = True
+) -> list[Call]:
+    if isinstance(body, ast.Call):
+        return [_call_from_ast(body, ctx, fmt, names)]
+    if isinstance(body, (ast.List, ast.Tuple)):
+        if dicts and body.elts and all(isinstance(e, ast.Dict) for e in body.elts):
+            # A Python-literal rendering of JSON calls: [{'name': 'f', 'arguments': {...}}]
+            return coerce_structured(_literal(body, fmt, names=False), fmt=fmt)
+        calls = []
+        for elem in body.elts:
+            if not isinstance(elem, ast.Call):
+                raise _err("a list that is not a list of calls", fmt, text)
+            calls.append(_call_from_ast(elem, ctx, fmt, names))
+        return calls
+    if dicts and isinstance(body, ast.Dict):
+        return coerce_structured(_literal(body, fmt, names=False), fmt=fmt)
+    raise _err("expected a call or a list of calls", fmt, text)
+
+
+# --------------------------------------------------------------------------- fast path
+# Most model output is a plain list of keyword calls with literal values. Reading it with one
+# regular-expression scan and a small recursive descent is several times faster than
+# building an ``ast`` and walking it; anything unusual is left to the ``ast`` reader.
+
+_FAST_TOKEN = re.compile(
+    r"""'[^'\\\n\r\x00]*'|"[^"\\\n\r\x00]*"|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*|[^ \t\n\r]"""
+)
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_KEYWORDS = frozenset(keyword.kwlist)
+_CONSTANTS = {"True": True, "False": False, "None": None}
+_DIGITS = frozenset("0123456789.")
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_FAST_MAX = 100_000
+_FAST_DEPTH = 60
+
+
+class _Unsure(Exception):
+    """The fast reader met something it does not read; the ``ast`` reader decides."""
+
+
+def _number(tok: str) -> int | float:
+    if tok[0] == "0" and len(tok) > 1 and tok.isdigit():
+        raise _Unsure  # leading zeros: the ``ast`` reader decides (``00`` is valid, ``01`` not)
+    if "." in tok or "e" in tok or "E" in tok:
+        v = float(tok)
+        if math.isinf(v):
+            raise _Unsure
+        return v
+    return int(tok)
+
+
+def _fast_value(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+    """The literal value starting at token ``i``, and the index after it."""
+    tok = toks[i]
+    c = tok[0]
+    if c == "'" or c == '"':
+        if len(tok) < 2:  # a lone quote: an unterminated string
+            raise _Unsure
+        return tok[1:-1], i + 1
+    if c in _DIGITS:
+        if tok == ".":
+            raise _Unsure
+        return _number(tok), i + 1
+    if c in _NAME_START:
+        if tok in _KEYWORDS:
+            if tok in _CONSTANTS:
+                return _CONSTANTS[tok], i + 1
+            raise _Unsure
+        return tok, i + 1
+    if depth >= _FAST_DEPTH:
+        raise _Unsure
+    if tok == "[":
+        return _fast_items(toks, i + 1, depth, "]")
+    if tok == "{":
+        return _fast_dict(toks, i + 1, depth)
+    if tok == "(":
+        return _fast_parens(toks, i + 1, depth)
+    if tok == "-" or tok == "+":
+        num = toks[i + 1]
+        if num[0] not in _DIGITS or num == ".":
+            raise _Unsure
+        v = _number(num)
+        return (-v if tok == "-" else v), i + 2
+    raise _Unsure
+
+
+def _fast_items(toks: list[str], i: int, depth: int, close: str) -> tuple[list[Any], int]:
+    """Comma-separated values from token ``i`` up to ``close`` (a trailing comma allowed)."""
+    out: list[Any] = []
+    while toks[i] != close:
+        v, i = _fast_value(toks, i, depth + 1)
+        out.append(v)
+        if toks[i] == ",":
+            i += 1
+        elif toks[i] != close:
+            raise _Unsure
+    return out, i + 1
+
+
+def _fast_dict(toks: list[str], i: int, depth: int) -> tuple[dict[str, Any], int]:
+    """``'key': value`` pairs from token ``i`` up to ``}`` (string keys only)."""
+    out: dict[str, Any] = {}
+    while toks[i] != "}":
+        k = toks[i]
+        if (k[0] != "'" and k[0] != '"') or len(k) < 2 or toks[i + 1] != ":" or k[1:-1] in out:
+            raise _Unsure  # (a repeated key: the ``ast`` reader names it)
+        out[k[1:-1]], i = _fast_value(toks, i + 2, depth + 1)
+        if toks[i] == ",":
+            i += 1
+        elif toks[i] != "}":
+            raise _Unsure
+    return out, i + 1
+
+
+def _fast_parens(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
+    """After ``(``: ``()`` and tuples become lists; ``(value)`` is the value itself."""
+    if toks[i] == ")":
+        return [], i + 1
+    first, i = _fast_value(toks, i, depth + 1)
+    if toks[i] == ")":
+        return first, i + 1
+    if toks[i] != ",":
+        raise _Unsure
+    rest, i = _fast_items(toks, i + 1, depth, ")")
+    return [first, *rest], i
+
+
+def _fast_call(toks: list[str], i: int) -> tuple[str, dict[str, Any], int]:
+    name = toks[i]
+    if name[0] not in _NAME_START or name in _KEYWORDS:
+        raise _Unsure
+    i += 1
+    while toks[i] == ".":
+        part = toks[i + 1]
+        if part[0] not in _NAME_START or part in _KEYWORDS:
+            raise _Unsure
+        name = name + "." + part
+        i += 2
+    if toks[i] != "(":
+        raise _Unsure
+    i += 1
+    args: dict[str, Any] = {}
+    if toks[i] == ")":
+        return name, args, i + 1
+    while True:
+        key = toks[i]
+        if key[0] not in _NAME_START or key in _KEYWORDS or toks[i + 1] != "=" or key in args:
+            raise _Unsure
+        args[key], i = _fast_value(toks, i + 2, 2)
+        p = toks[i]
+        if p == ")":
+            return name, args, i + 1
+        if p != ",":
+            raise _Unsure
+        i += 1
+        if toks[i] == ")":
+            return name, args, i + 1
+
+
+def _fast_python_calls(text: str) -> list[Call] | None:
+    """Python call syntax in its everyday shape, read without :mod:`ast`; None when unsure.
+
+    ``[f(a=1, b='x'), g.h(c=[1, -2.5, {'k': None}])]`` or one call ``f(a=1)``: keyword
+    arguments whose values are plain literals (strings without backslashes, decimal numbers,
+    True/False/None, bare names, lists, tuples, dicts with string keys). For every text it
+    accepts, the result is exactly what the ``ast`` reader gives (``tests/property`` checks
+    the two against each other); anything else — escapes, positional arguments, repeated
+    keywords, non-ASCII outside strings, odd numbers, syntax errors — returns None and goes
+    the ``ast`` way, which also words every parse error. Texts of at most 100k characters
+    nested at most 60 deep stay inside the size and depth limits by construction.
+    """
+    if len(text) > _FAST_MAX or "\\" in text or "\x00" in text:
+        return None
+    if not text.isascii() and _SURROGATE.search(text):
+        return None
+    first, last = text[:1], text[-1:]
+    if first == "[":
+        if last != "]":
+            return None
+    elif last != ")" or first not in _NAME_START:
+        return None
+    else:
+        head = text[: text.find("(")]
+        if "\n" in head or "\r" in head:
+            return None
+    toks: list[str] = _FAST_TOKEN.findall(text)
+    calls: list[Call] = []
+    try:
+        if first == "[":
+            i = 1
+            if toks[1] == "]":
+                i = 2
+            else:
+                while True:
+                    name, args, i = _fast_call(toks, i)
+                    calls.append(Call._owned(name, args))
+                    p = toks[i]
+                    if p == "]":
+                        i += 1
+                        break
+                    if p != ",":
+                        return None
+                    i += 1
+                    if toks[i] == "]":
+                        i += 1
+                        break
+        else:
+            name, args, i = _fast_call(toks, 0)
+            calls = [Call._owned(name, args)]
+    except (_Unsure, IndexError, ValueError):
+        return None
+    if i != len(toks):
+        return None
+    return calls
+
+
+_JSON_WORDS = re.compile(r"\b(?:true|false|null)\b")
+
+
+def python_whole(text: str, ctx: Context, fmt: str = "python", *, lenient: bool = False) -> list[Call]:
+    """The whole text as Python call syntax: ``[f(a=1), g()]``, ``f(a=1)``, ``f(), g()``.
+
+    ``lenient`` (model families whose templates write calls in Python syntax with JSON
+    values, e.g. LFM2, OLMo 3): ``true``/``false``/``null`` are JSON literals and a set is a list.
+    """
+    names: bool | str = "json" if lenient else True
+    if not (lenient and _JSON_WORDS.search(text)):
+        fast = _fast_python_calls(text)
+        if fast is not None:
+            return fast
+    try:
+        body = _parse_expr(text, fmt)
+    except ToolCallParseError as first:
+        if text.startswith("["):
+            raise
+        try:
+            body = _parse_expr("[" + text + "]", fmt)
+        except ToolCallParseError:
+            raise first from None
+    return _calls_from_expr(body, ctx, fmt, text, dicts=True, names=names)
+
+
+_BULLET_LABEL = re.compile(
+    r"^\s*(?:[-*+>]\s+|\d+[.)]\s+)?(?:(?:\*\*|__)?[A-Za-z][\w ]{0,40}(?:\*\*|__)?\s*:(?:\*\*)?\s*)?"
+)
+_LABEL_END = re.compile(r":(?:\*\*|__)?[ \t]*")
+_ATTEMPT = re.compile(r"`*[ \t]*(?:\[[ \t]*)?[A-Za-z_][\w.]*[\u200b-\u200d\u2060\ufeff]*\(")
+# a "[" that opens a list of calls or values (not "[Note]" in prose)
+_LIST_ATTEMPT = re.compile(r"\[\s*(?:[\[{\"'(\]]|[A-Za-z_][\w.]*[\s\u200b-\u200d\u2060\ufeff]*\(|-?\d)")
+
+
+def _balanced_end(text: str, start: int, fmt: str) -> int:
+    """Index just past the bracket expression that opens at or after ``start``."""
+    depth = 0
+    in_str: str | None = None
+    escaped = False
+    opened = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == in_str:
+                in_str = None
+            continue
+        if ch in "\"'":
+            in_str = ch
+        elif ch in "([{":
+            depth += 1
+            opened = True
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                raise _err("unbalanced brackets", fmt, text[start : start + 200])
+            if depth == 0 and opened:
+                return i + 1
+    raise _err("unbalanced brackets", fmt, text[start : start + 200])
+
+
+class NextFinder:
+    """``str.find`` and ``pattern.search`` with memory, for scans whose position only grows.
+
+    A scan that asks "where is the next ``</tag>``?" at every step re-reads the same text
+    each time (quadratic when the tag is missing). Remembering the last answer, and asking
+    again only once the position has passed it, reads the text once per token: linear.
+    """
+
+    __slots__ = ("text", "_cache")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._cache: dict[Any, tuple[int, int]] = {}
+
+    def find(self, token: str, pos: int) -> int:
+        """``text.find(token, pos)``."""
+        hit = self._cache.get(token)
+        if hit is None or (hit[0] != -1 and hit[0] < pos):
+            hit = (self.text.find(token, pos), 0)
+            self._cache[token] = hit
+        return hit[0]
+
+    def search(self, pattern: re.Pattern[str], pos: int) -> tuple[int, int]:
+        """``(start, end)`` of ``pattern.search(text, pos)``, or ``(-1, -1)``."""
+        hit = self._cache.get(pattern)
+        if hit is None or (hit[0] != -1 and hit[0] < pos):
+            m = pattern.search(self.text, pos)
+            hit = (m.start(), m.end()) if m else (-1, -1)
+            self._cache[pattern] = hit
+        return hit
+
+
+# a JSON call object (or a list of them) where it stands in prose
+_JSON_CALL = re.compile(
+    r'(?:\[[ \t\r\n]*)?\{[ \t\r\n]*"(?:name|function|type|tool_name|tool_calls|role(?="[ \t\r\n]*:[ \t\r\n]*"assistant"))"[ \t\r\n]*:'
+)  # a call object, or an assistant message (its tool_calls, even an empty list, are the calls)
+# a bracketed list of calls in the middle of a line: "I will call [f(a=1)]"
+_MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
+_FENCE_CLOSE = re.compile(r"\n[ \t]*```")
+# where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
+
+
+def _next_hint(text: str, pos: int, nxt: NextFinder, spaced: bool = True) -> int:
+    """Where a call could begin at or after ``pos`` — a ``{``, a fence, or a ``(`` after a
+    name (``f(``, ``f (``) — or -1. Nothing else starts a call, so prose between hints is
+    skipped. ``str.find`` per token, each ``(`` looked at once: linear, and cheap on prose.
+    ``spaced=False`` (inside prose, where a call is written ``name(``): no space before ``(``."""
+    best = -1
+    for tok in ("{", "```"):
+        k = nxt.find(tok, pos)
+        if k >= 0 and (best < 0 or k < best):
+            best = k
+    p = nxt.find("(", pos)
+    while p >= 0 and (best < 0 or p < best):
+        q = p - 1
+        while q >= pos and ((spaced and text[q] in " \t") or text[q] in _INVISIBLE):
+            q -= 1  # (an invisible character before "(" is a call attempt, to be named in the error)
+        if q >= 0 and (text[q].isalnum() or text[q] in "_."):
+            return p
+        p = text.find("(", p + 1)
+    return best
+
+
+def _fence_at(text: str, pos: int, line_end: int) -> bool:
+    i = pos
+    while i < line_end and text[i] in " \t":
+        i += 1
+    return text.startswith("```", i)
+
+
+def _label_start(text: str, pos: int, line_end: int) -> int:
+    """Where a call begins on a line read from its start (after a bullet or label), or -1."""
+    line = text[pos:line_end]
+    label = _BULLET_LABEL.match(line)
+    starts = [label.end() if label else 0]
+    starts.extend(m.end() for m in _LABEL_END.finditer(line))
+    return next((pos + i for i in starts if _ATTEMPT.match(line, i)), -1)
+
+
+def _next_start(text: str, pos: int, line_end: int, nxt: NextFinder, json_calls: bool) -> tuple[int, str]:
+    """The earliest call start on the line from ``pos``: ``(offset, "python" | "json")``."""
+    best, kind = -1, ""
+    if pos == 0 or text[pos - 1] == "\n":
+        best = _label_start(text, pos, line_end)
+    else:  # after a call: another one after a comma, semicolon, space or "and"?
+        j = pos
+        while j < line_end and text[j] in " \t,;`":
+            j += 1
+        if text.startswith("and", j) and j + 3 < line_end and text[j + 3] in " \t`":
+            j += 3
+            while j < line_end and text[j] in " \t`":
+                j += 1
+        if _ATTEMPT.match(text, j, line_end):
+            best = j
+    if best < 0 and nxt.find("[", pos) < line_end:
+        j, _ = nxt.search(_MID_LIST, pos)  # remembered: the pattern never crosses a newline
+        if 0 <= j < line_end:
+            best = j
+    if best >= 0:
+        kind = "python"
+    if json_calls and 0 <= nxt.find("{", pos) < line_end:
+        j, _ = nxt.search(_JSON_CALL, pos)
+        if 0 <= j < line_end and (best < 0 or j < best):
+            best, kind = j, "json"
+    return best, kind
+
+
+def scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) -> tuple[list[Call], bool]:
+    """Calls wherever they stand in prose, in order: Markdown fences (their bodies read as a
+    whole), JSON call objects, Python calls on a line (after an optional bullet or label)
+    and bracketed lists of calls inside a line. One pass, linear in the text.
+
+    Returns ``(calls, attempted)``: ``attempted`` is whether anything began a call.
+    """
+    calls: list[Call] = []
+    attempted = False
+    nxt = NextFinder(text)
+    pos, n = 0, len(text)
+    while pos < n:
+        hint = _next_hint(text, pos, nxt, spaced=False)
+        if hint < 0:
+            break  # no "name(", "{" or fence left: the rest is prose
+        nl = nxt.find("\n", pos)
+        if 0 <= nl < hint:  # skip the lines before the next hint
+            pos = text.rfind("\n", pos, hint) + 1
+            nl = nxt.find("\n", pos)
+        line_end = n if nl < 0 else nl
+        if (pos == 0 or text[pos - 1] == "\n") and _fence_at(text, pos, line_end):
+            close, close_end = nxt.search(_FENCE_CLOSE, line_end) if line_end < n else (-1, -1)
+            body = text[line_end + 1 : close] if close >= 0 else text[line_end + 1 :]
+            try:
+                found, tried = _read_block_plain(body, ctx, fmt, json_calls)
+            except ToolCallParseError as err:  # counted from the body's first character, as stripped
+                raise shifted(err, line_end + 1 + len(body) - len(body.lstrip())) from None
+            calls.extend(found)
+            attempted = attempted or tried
+            if close < 0:
+                break
+            after = nxt.find("\n", close_end)
+            pos = n if after < 0 else after + 1
+            continue
+        start, kind = _next_start(text, pos, line_end, nxt, json_calls)
+        if start < 0:
+            pos = line_end + 1
+            continue
+        attempted = True
+        if kind == "json":  # a JSON call object: its errors are the JSON reader's
+            value, end = decode_at(text, start, "json")  # a message's text content read as the whole-JSON route reads it
+            calls.extend(coerce_structured(value, fmt="json", parse_text=lambda t: read_content(t, ctx)))
+        else:
+            while start < n and text[start] in "` \t":
+                start += 1
+            end = _balanced_end(text, start, fmt)
+            expr = text[start:end]
+            calls.extend(_calls_from_expr(_parse_expr(expr, fmt), ctx, fmt, expr, dicts=False))
+        pos = end
+    return calls, attempted
+
+
+def _read_block_plain(body: str, ctx: Context, fmt: str, json_calls: bool) -> tuple[list[Call], bool]:
+    """A fence's body: the whole of it as calls, else calls found in it line by line."""
+    t = body.strip()
+    if not t or t == "[]":
+        return [], False
+    try:
+        return _read_whole(t, ctx), True
+    except ToolCallParseError as err:
+        calls, tried = scan_prose(t, ctx, fmt, json_calls=json_calls)
+        if tried:
+            return calls, True
+        if t[0] in "{[" or _ATTEMPT.match(t):
+            raise err from None
+        return [], False
+
+
+def read_python(text: str, ctx: Context) -> list[Call]:
+    """Python call syntax as BFCL prompts elicit, leniently: brackets optional, one call per
+    line, calls on a line inside prose (after an optional label), several lists on a line,
+    wrapped in backticks or a Markdown fence.
+
+    Examples
+    --------
+    >>> read_python("[get_weather(city='Paris', days=3), math.factorial(number=5)]", Context())
+    [get_weather(city='Paris', days=3), math.factorial(number=5)]
+    >>> read_python("Sure!\\n**Call**: [f(a=1)]\\ng(b=[1, 2])", Context())
+    [f(a=1), g(b=[1, 2])]
+    >>> read_python("[a(x=1)] and [b(y=2)]", Context())
+    [a(x=1), b(y=2)]
+    >>> read_python("[f(a=1+2)]", Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: python: arithmetic is not a literal value (in '1 + 2')
+    """
+    text = text.strip()
+    if not text.startswith("```"):
+        text = text.strip("`").strip()
+    if not text or text == "[]":
+        return []
+    try:
+        return python_whole(text, ctx)
+    except ToolCallParseError as whole_err:
+        calls, attempted = scan_prose(text, ctx, "python", json_calls=False)
+        if attempted:
+            return calls
+        if _ATTEMPT.match(text) or _LIST_ATTEMPT.match(text):
+            raise whole_err from None
+        return []
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _json_values(text: str, fmt: str, separators: str = " \t\r\n,;") -> list[Any]:
+    """One or more JSON values written one after another (JSON lines, ``;``-separated)."""
+    values = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        while pos < n and text[pos] in separators:
+            pos += 1
+        if pos >= n:
+            break
+        try:
+            value, pos = JSON_DECODER.raw_decode(text, pos)
+        except ToolCallParseError as err:
+            raise _err(err.reason, fmt, text) from None
+        except (ValueError, RecursionError) as err:
+            raise _err(f"invalid JSON: {str(err).splitlines()[0]}", fmt, text[pos : pos + 200]) from None
+        values.append(value)
+    return values
+
+
+def _calls_from_json(text: str, fmt: str, ctx: Context) -> list[Call]:
+    """Calls from JSON text, read as the decoded value would be (a message's text ``content``
+    through the auto reader, as :func:`read_any` reads it)."""
+    values = _json_values(text, fmt)
+    return coerce_structured(values[0] if len(values) == 1 else values, fmt=fmt, parse_text=lambda t: read_content(t, ctx))
+
+
+def read_json(text: str, ctx: Context) -> list[Call]:
+    """JSON text in any structured shape: ``{"name", "arguments"}``, OpenAI, Anthropic, BFCL.
+
+    Examples
+    --------
+    >>> read_json('[{"name": "f", "arguments": "{\\\\"a\\\\": 1}"}, {"g": {"b": 2}}]', Context())
+    [f(a=1), g(b=2)]
+    >>> read_json('["f(a=1)"]', Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: json: a list of strings is not a list of calls (a string literal is data) (in 'f(a=1)')
+    """
+    text = text.strip()
+    if not text or text == "[]":
+        return []
+    return _calls_from_json(text, "json", ctx)
+
+
+def _shape_check(calls_data: Any, fmt: str, ok: Callable[[Any], bool], expected: str) -> None:
+    items = calls_data if isinstance(calls_data, list) else [calls_data]
+    for item in items:
+        if not ok(item):
+            raise _err(f"expected {expected}", fmt, json.dumps(item)[:200] if _jsonable(item) else None)
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def read_openai(text: str, ctx: Context) -> list[Call]:
+    """OpenAI tool calls as JSON text: a message with ``tool_calls``, or a list of tool calls.
+
+    Examples
+    --------
+    >>> read_openai('{"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}', Context())
+    [f()]
+    """
+    text = text.strip()
+    if not text or text == "[]":
+        return []
+    values = _json_values(text, "openai")
+    data = values[0] if len(values) == 1 else values
+    _shape_check(
+        data,
+        "openai",
+        lambda d: isinstance(d, Mapping) and ("tool_calls" in d or "function" in d),
+        "an OpenAI message with 'tool_calls' or {'type': 'function', 'function': {...}}",
+    )
+    return coerce_structured(data, fmt="openai")
+
+
+def read_anthropic(text: str, ctx: Context) -> list[Call]:
+    """Anthropic content blocks as JSON text: ``tool_use`` blocks (``text`` blocks skipped).
+
+    Examples
+    --------
+    >>> read_anthropic('[{"type": "text", "text": "Let me look."}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}]', Context())
+    [f(a=1)]
+    """
+    text = text.strip()
+    if not text or text == "[]":
+        return []
+    values = _json_values(text, "anthropic")
+    data = values[0] if len(values) == 1 else values
+    if isinstance(data, Mapping) and "content" in data:
+        data = data["content"]
+    _shape_check(
+        data,
+        "anthropic",
+        lambda d: isinstance(d, Mapping) and isinstance(d.get("type"), str),
+        "Anthropic content blocks ({'type': 'tool_use', 'name', 'input'})",
+    )
+    return coerce_structured(data, fmt="anthropic")
+
+
+# --------------------------------------------------------------------------- BFCL, auto
+
+
+def read_bfcl(text: str, ctx: Context) -> list[Call]:
+    """Exactly as strict as BFCL's prompt decoder: strip backticks, newlines and spaces at both
+    ends, add ``[`` ``]`` if missing; the whole text must then be a list of calls.
+
+    Examples
+    --------
+    >>> read_bfcl("`f(a=1)`", Context())
+    [f(a=1)]
+    >>> read_bfcl("```python\\n[f(a=1)]\\n```", Context())
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.ToolCallParseError: bfcl: not valid call syntax: '[' was never closed (in '[python\\n[f(a=1)]')
+    """
+    text = text.strip("`\n ")
+    if not text or text == "[]":
+        return []
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    fast = _fast_python_calls(text)
+    if fast is not None:
+        return fast
+    body = _parse_expr(text, "bfcl")
+    if not isinstance(body, ast.List):
+        raise _err("expected a list of calls", "bfcl", text)
+    return _calls_from_expr(body, ctx, "bfcl", text, dicts=False)
+
+
+_JSON_LIST_START = re.compile(r"\[\s*[{\"]")
+
+
+def decode_at(text: str, pos: int, fmt: str) -> tuple[Any, int]:
+    """One JSON value starting at ``pos``: ``(value, end)``; a parse error naming the offset."""
+    try:
+        return JSON_DECODER.raw_decode(text, pos)
+    except ToolCallParseError as err:
+        raise err_at(fmt, err.reason, text, pos) from None
+    except json.JSONDecodeError as err:
+        raise ToolCallParseError(
+            f"invalid JSON at character {err.pos}: {err.msg}", format=fmt, snippet=text[pos : pos + 120]
+        ) from None
+    except (ValueError, RecursionError) as err:
+        raise err_at(fmt, f"invalid JSON ({str(err).splitlines()[0]})", text, pos) from None
+
+
+_CALL_KEYS = frozenset({"name", "function", "tool_calls", "type", "role", "content", "tool_name", "arguments", "parameters"})
+
+
+def _json_answer(text: str) -> bool:
+    """A JSON object that is an answer, not a call: several keys, none a call's key
+    (``{"amount": 12.5, "date": "2025-12-03"}`` — structured output)."""
+    try:
+        value = JSON_DECODER.decode(text)
+    except (ValueError, RecursionError, ToolCallParseError):
+        return False
+    return isinstance(value, dict) and len(value) > 1 and not (_CALL_KEYS & value.keys())
+
+
+def _read_whole(text: str, ctx: Context) -> list[Call]:
+    """The whole (stripped) text as one JSON or Python call form; raises when it is not."""
+    if text[0] == "{" or _JSON_LIST_START.match(text):
+        try:
+            if text[0] == "{" and _json_answer(text):
+                return []
+            return _calls_from_json(text, "json", ctx)
+        except ToolCallParseError as json_err:
+            try:  # a Python-literal rendering of JSON calls: [{'name': 'f', ...}]
+                return python_whole(text, ctx)
+            except ToolCallParseError:
+                raise json_err from None
+    return python_whole(text, ctx)
+
+
+def read_plain(text: str, ctx: Context) -> list[Call]:
+    """Text with no family marker: JSON or Python calls, as the whole text or wherever they
+    stand in prose (fences, labels, several lists); prose with no call is zero calls. An error's
+    ``at character`` counts in ``text`` as given."""
+    t = text.lstrip()
+    lead = len(text) - len(t)
+    if t.startswith("`") and not t.startswith("```") and t.rstrip().endswith("`"):
+        unticked = t.lstrip("`").lstrip()
+        lead += len(t) - len(unticked)
+        t = unticked.rstrip().rstrip("`")
+    t = t.rstrip()
+    if not t or t == "[]" or _next_hint(t, 0, NextFinder(t)) < 0:
+        return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
+    try:
+        return _read_plain_stripped(t, ctx)
+    except ToolCallParseError as err:
+        raise shifted(err, lead) from None
+
+
+def _read_plain_stripped(t: str, ctx: Context) -> list[Call]:
+    """:func:`read_plain` of text stripped of white space (and inline-code backticks)."""
+    if t[0] == "`":  # a fence: never a call form as a whole (Python and JSON have no backticks)
+        calls, attempted = scan_prose(t, ctx, "python")
+        if attempted:
+            return calls
+    try:
+        return _read_whole(t, ctx)
+    except ToolCallParseError as whole_err:
+        if _json_with_a_bad_value(t):  # a whole JSON document: its strings are data, not prose
+            raise whole_err from None
+        calls, attempted = scan_prose(t, ctx, whole_err.format)
+        if attempted:
+            return calls
+        if t[0] == "{" or _JSON_LIST_START.match(t) or _ATTEMPT.match(t) or _LIST_ATTEMPT.match(t):
+            if not _EMPTY_LIST_LINE.match(t):  # "[]" on its own line, then prose: no call
+                raise whole_err from None
+        return []
+
+
+_EMPTY_LIST_LINE = re.compile(r"\[\][ \t]*\r?\n")
+
+
+def _json_with_a_bad_value(text: str) -> bool:
+    """One well-formed JSON document that the strict decoder refuses (a key given two values,
+    NaN, a number out of range)."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    try:
+        JSON_DECODER.decode(text)
+    except (ValueError, RecursionError):  # ToolCallParseError is a ValueError
+        return True
+    return False
+
+
+def read_auto(text: str, ctx: Context, seen: frozenset[str] = frozenset()) -> list[Call]:
+    """Detect the format: the earliest call marker of any family (one scan) hands the text to
+    that family's reader; the text around that family's blocks is read the same way (calls
+    without markers, another family's markers), so every call is read, in order. With no
+    marker, JSON or Python calls are read wherever they stand (the whole text, Markdown
+    fences, prose around them); prose with no call is zero calls.
+
+    ``seen``: the families that have already read their blocks (their markers left in the
+    text are data). Each level of the recursion adds one family to ``seen``, so it is at most
+    one level per family, and each level reads disjoint pieces: linear.
+
+    Examples
+    --------
+    >>> read_auto('Here you go:\\n```json\\n[{"name": "f", "arguments": {"a": 1}}]\\n```\\nAnything else?', Context())
+    [f(a=1)]
+    >>> read_auto('Here is the result: {"name": "f", "parameters": {"a": 1}} Anything else?', Context())
+    [f(a=1)]
+    >>> read_auto('<tool_call>{"name": "g", "arguments": {}}</tool_call>\\n[f(a=1)]', Context())
+    [g(), f(a=1)]
+    >>> read_auto("I am sorry, I cannot help with that.", Context())
+    []
+    """
+    hit, split = _live_marker(text, seen)
+    if hit is None:
+        return read_plain(text, ctx)
+    head: list[Call] = []
+    if split:  # the markers before ``split`` stand inside calls written as JSON or Python: data
+        head = read_plain(text[:split], ctx)
+        text = " " * split + text[split:]  # blanked, so that offsets stay those of the whole text
+    name, start = hit
+    family = REGISTRY.family(name)
+    if family.blocks is None:  # a reader registered without blocks reads the rest itself
+        return head + _calls_before(text[:start], ctx) + family.read(text, ctx)
+    blocks = family.blocks(text, ctx)
+    inner = seen | {name}
+    if blocks is None:  # the marker announced no call of this family: read on
+        return head + read_auto(text, ctx, inner)
+    if blocks and _REASON_WORD.search(text, blocks[0][1]) is not None:
+        text, blocks = _set_aside_reasoning(text, blocks, family.blocks, ctx)
+    return head + read_around(text, blocks, ctx, functools.partial(read_auto, seen=inner))
+
+
+def read_content(text: str, ctx: Context) -> list[Call]:
+    """The text content of a message decoded out of JSON, read as ``"auto"`` reads text: text
+    entering here, its limits checked (an escape may write a bracket)."""
+    check_text_limits(text, "auto")
+    return read_auto(text, ctx)
+
+
+# where a call written without markers may begin: a JSON object or list of objects, or "name("
+# (a name is matched from its first character only: inside a long word the search moves on at once)
+_VALUE_START = re.compile(r'\{[ \t\r\n]*"|\[[ \t\r\n]*\{|(?<![\w.])[A-Za-z_][\w.]*\(')
+_SPAN_DECODER = json.JSONDecoder()  # only where a JSON value ends: its content is read later
+
+
+def _live_marker(text: str, seen: frozenset[str]) -> tuple[tuple[str, int] | None, int]:
+    """The first marker (of a family not in ``seen``) that does not stand inside a JSON value or
+    a Python call begun before it (``{"name": "f", "arguments": {"code": "<tool_call>"}}``), and
+    where the text before it that holds such values ends (0 when there is none). One pass: each
+    value is measured once, and the scan resumes past it."""
+    split = 0
+    hit = REGISTRY.find_marker(text, 0, seen)
+    while hit is not None:
+        end = _value_around(text, split, hit[1])
+        if end is None:
+            if split:  # a fence closed before the marker's line stays whole
+                split = max(split, text.rfind("\n", split, hit[1]) + 1)
+            return hit, split
+        split = end
+        hit = REGISTRY.find_marker(text, end, seen)
+    return None, split
+
+
+def _value_around(text: str, lo: int, at: int) -> int | None:
+    """The end of the JSON value or Python call begun in ``text[lo:at]`` that runs past ``at``;
+    None when none does (the first one that cannot be measured ends the search). A Python span
+    counts only if it parses as one call: prose such as ``get_weather(Paris's forecast) ... :)``
+    has balanced brackets around the marker but is no call, and the marker is live."""
+    pos = lo
+    while True:
+        m = _VALUE_START.search(text, pos, at)
+        if m is None:
+            return None
+        try:
+            if m.group()[-1] == "(":
+                end = _balanced_end(text, m.end() - 1, "python")
+                if end > at and not isinstance(_parse_expr(text[m.start():end], "python"), ast.Call):
+                    return None
+            else:
+                _, end = _SPAN_DECODER.raw_decode(text, m.start())
+        except (ValueError, RecursionError):  # ToolCallParseError (unbalanced, not Python) is a ValueError
+            return None
+        if end > at:
+            return end
+        pos = end
+
+
+def read_around(
+    text: str, blocks: Sequence[Block], ctx: Context, read_gap: Callable[[str, Context], list[Call]]
+) -> list[Call]:
+    """The calls of a family's ``blocks`` and of the text around them (read with
+    ``read_gap``), in text order: no call is dropped because it stands outside the blocks.
+
+    Text before the first block that holds no family marker and cannot be read as calls is
+    left alone (prose before the calls, as before); anywhere else, a call attempt that cannot
+    be read is a parse error (its offset counted in the whole text).
+
+    Examples
+    --------
+    >>> read_around("[a(x=1)] <B> [c(z=3)]", [(9, 12, [Call("b", {})])], Context(), read_plain)
+    [a(x=1), b(), c(z=3)]
+    """
+    calls: list[Call] = []
+    pos = 0
+    for start, end, got in blocks:
+        if start > pos:
+            calls.extend(_read_gap(text, pos, start, ctx, read_gap))
+        calls.extend(got)
+        pos = max(pos, end)
+    if pos < len(text):
+        calls.extend(_read_gap(text, pos, len(text), ctx, read_gap))
+    return calls
+
+
+def _read_gap(
+    text: str, lo: int, hi: int, ctx: Context, read_gap: Callable[[str, Context], list[Call]]
+) -> list[Call]:
+    piece = text[lo:hi]
+    if piece.isspace():
+        return []
+    if lo > 0:  # reasoning between calls (interleaved thinking) is never a call either
+        piece = prepare_text(piece)
+    try:
+        return read_gap(piece, ctx)
+    except ToolCallParseError as err:
+        if lo == 0 and REGISTRY.find_marker(piece) is None:
+            return []  # prose before the first block, with no marker: left alone, as before
+        raise shifted(err, lo) from None
+
+
+def _calls_before(prefix: str, ctx: Context) -> list[Call]:
+    """Calls written without markers before a family's first marker (``[f(a=1)]`` and then a
+    ``<tool_call>`` block): read, so that neither is dropped. Prose there that cannot be read
+    as calls is left to the family's reader, as before."""
+    try:
+        return read_plain(prefix, ctx)
+    except ToolCallParseError:
+        return []
+
+
+# --------------------------------------------------------------------------- reasoning, BOM
+
+#: Reasoning blocks (opening, closing): their text is never a call.
+REASONING_TAGS: tuple[tuple[str, str], ...] = (
+    ("<think>", "</think>"),
+    ("<seed:think>", "</seed:think>"),
+    ("<thinking>", "</thinking>"),
+    ("<|START_THINKING|>", "<|END_THINKING|>"),
+    ("<|inner_prefix|>", "<|inner_suffix|>"),
+    ("\u25c1think\u25b7", "\u25c1/think\u25b7"),
+    ("<|channel>thought", "<channel|>"),
+    ("[THINK]", "[/THINK]"),
+)
+_CLOSERS = {close: open_ for open_, close in REASONING_TAGS}
+_OPENERS = dict(REASONING_TAGS)
+_REASON_SCAN = re.compile(
+    "|".join(f"(?P<o{i}>{re.escape(o)})|(?P<c{i}>{re.escape(c)})" for i, (o, c) in enumerate(REASONING_TAGS))
+)
+_INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
+#: A word every reasoning tag holds (text without one has no reasoning block).
+_REASON_WORD = re.compile("think|THINK|inner_|thought")
+
+
+class _Outside:
+    """Whether a position of ``text`` stands outside every bracket and quoted string begun
+    after ``start`` (a quote ends at a line's end: prose apostrophes do not carry over). One
+    forward scan for positions asked in increasing order: linear."""
+
+    __slots__ = ("text", "pos", "depth", "quote", "escaped")
+
+    def __init__(self, text: str, start: int = 0) -> None:
+        self.text, self.pos, self.depth, self.quote, self.escaped = text, start, 0, "", False
+
+    def at(self, end: int) -> bool:
+        text, depth, quote, escaped = self.text, self.depth, self.quote, self.escaped
+        for i in range(self.pos, end):
+            ch = text[i]
+            if ch == "\n":
+                quote, escaped = "", False
+            elif quote:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == quote:
+                    quote = ""
+            elif ch in "\"'":
+                quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}" and depth:
+                depth -= 1
+        self.pos, self.depth, self.quote, self.escaped = max(end, self.pos), depth, quote, escaped
+        return not depth and not quote
+
+
+def _implicit_reasoning_end(text: str) -> int:
+    """End of the reasoning whose opening tag was in the prompt: the first tag met is a
+    closing one, and the text does not start with a call (then the tag is data). Else 0."""
+    m = _REASON_SCAN.search(text)
+    if m is None or m.group() not in _CLOSERS:
+        return 0
+    before = text[: m.start()].rstrip(" \t")
+    after = text[m.end() :].lstrip(" \t")
+    if not (before.endswith("\n") or after.startswith("\n") or not after) and not _Outside(text).at(m.start()):
+        return 0  # a closing tag on its own line or outside brackets and strings, never inside a value
+    head = text[: m.start()].lstrip()
+    first = REGISTRY.find_marker(head[:40]) if head else None
+    if head[:1] in ("{", "[") or (first is not None and first[1] == 0):
+        return 0
+    return m.end()
+
+
+def _at_line_start(text: str, pos: int) -> bool:
+    i = pos
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i == 0 or text[i - 1] == "\n" or text[i - 1] == ">"
+
+
+def prepare_text(text: str, fmt: str = "auto") -> str:
+    """Text as readers see it: a leading byte-order mark or zero-width space blanked, and
+    reasoning blocks (``<think>…</think>``, ``<seed:think>``, ``[THINK]``, ...) blanked —
+    offsets stay those of the original text. A closing tag with no opening one (templates
+    often put ``<think>`` in the prompt) makes everything before it reasoning, unless the text
+    starts with a call. An opening tag is reasoning at the start of a line, or inline outside
+    brackets and quoted strings (``Okay. <think>…``); here it is recognised before the first
+    call marker only, so a tag inside a call's arguments stays data (reasoning after a family's
+    first block is set aside by :func:`_set_aside_reasoning`). An unclosed reasoning block runs
+    to the end, or to the first call marker in it (models such as Kimi-K2-Thinking call without
+    closing it).
+
+    Examples
+    --------
+    >>> prepare_text("<think>maybe [f(a=1)]?</think>[g(b=2)]").strip()
+    '[g(b=2)]'
+    >>> prepare_text("\\ufeff[f(a=1)]").strip()
+    '[f(a=1)]'
+    """
+    lead = len(text) - len(text.lstrip(_INVISIBLE))
+    if lead:
+        text = " " * lead + text[lead:]
+    if _REASON_WORD.search(text) is None:
+        return text
+    spans: list[tuple[int, int]] = []
+    pos = _implicit_reasoning_end(text)
+    outside = _Outside(text, pos)
+    if pos:
+        spans.append((0, pos))
+    hit = REGISTRY.find_marker(text, pos)
+    limit = len(text) if hit is None else hit[1]
+    while True:
+        m = _REASON_SCAN.search(text, pos, limit)
+        if m is None:
+            break
+        tag = m.group()
+        if tag in _CLOSERS:  # a stray closing tag
+            pos = m.end()
+            continue
+        if not _at_line_start(text, m.start()) and not outside.at(m.start()):
+            pos = m.end()
+            continue
+        close = text.find(_OPENERS[tag], m.end())
+        if close < 0:  # never closed: reasoning to the end, or up to a call the model began
+            inner = REGISTRY.find_marker(text, m.end())
+            spans.append((m.start(), len(text) if inner is None else inner[1]))
+            break
+        pos = close + len(_OPENERS[tag])
+        spans.append((m.start(), pos))
+        outside = _Outside(text, pos)
+        if hit is not None and hit[1] < pos:  # the first marker was inside the reasoning
+            hit = REGISTRY.find_marker(text, pos)
+            limit = len(text) if hit is None else hit[1]
+    return _blanked(text, spans)
+
+
+def _blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (in order, disjoint) written as spaces: offsets kept."""
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end in spans:
+        parts.append(text[last:start])
+        parts.append(" " * (end - start))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _set_aside_reasoning(text: str, blocks: list[Block], blocks_of: BlockReader, ctx: Context) -> tuple[str, list[Block]]:
+    """A family's blocks once the reasoning after its first block is set aside: a reasoning
+    block that opens between blocks (at a line's start, or inline outside brackets and strings)
+    and closes later hides the blocks within it, so they are read again from the text with it
+    blanked. A tag inside a block is data; an unclosed one runs up to the next block (as
+    :func:`prepare_text` reads it). Returns the text and blocks to read (unchanged when no
+    reasoning block holds a block). Linear: one scan, at most one second reading."""
+    spans: list[tuple[int, int]] = []
+    k = 0
+    pos = blocks[0][1]
+    outside = _Outside(text, pos)
+    while (m := _REASON_SCAN.search(text, pos)) is not None:
+        start = m.start()
+        while k < len(blocks) and blocks[k][1] <= start:
+            k += 1
+            outside = _Outside(text, blocks[k - 1][1])
+        if k < len(blocks) and blocks[k][0] <= start:  # inside a block: data
+            pos = blocks[k][1]
+            continue
+        tag = m.group()
+        if tag in _CLOSERS or not (_at_line_start(text, start) or outside.at(start)):
+            pos = m.end()
+            continue
+        close = text.find(_OPENERS[tag], m.end())
+        if close < 0:
+            break  # unclosed: reasoning up to the next block, which the gap's reading sets aside
+        pos = close + len(_OPENERS[tag])
+        if k < len(blocks) and blocks[k][0] < pos:
+            spans.append((start, pos))
+        outside = _Outside(text, pos)
+    if not spans:
+        return text, blocks
+    text = _blanked(text, spans)
+    return text, blocks_of(text, ctx) or []
+
+
+# --------------------------------------------------------------------------- public
+
+
+def parse_text(text: str, fmt: Any, ctx: Context) -> list[Call]:
+    """Read model-output text with the reader registered as ``fmt`` (or a response template).
+
+    Examples
+    --------
+    >>> parse_text("<think>[g()]</think>[f(a=1)]", "python", Context())
+    [f(a=1)]
+    """
+    return REGISTRY.reader(fmt)(text, ctx)
+
+
+def read_any(output: Any, fmt: Any, ctx: Context, *, gold: bool = False) -> list[Call]:
+    """Text through the ``fmt`` reader; structured input the same way in every mode.
+
+    ``gold=True`` (references) allows :class:`~toolcall_f1.calls.AnyOf` argument values, and
+    reads a reference text by :func:`_reference_text`'s stricter rule.
+
+    Examples
+    --------
+    >>> read_any("[f(a=1)]", "auto", Context()), read_any({"name": "f", "arguments": {}}, "json", Context())
+    ([f(a=1)], [f()])
+    """
+    reader = REGISTRY.reader(fmt)
+    if isinstance(output, str):
+        return _reference_text(output, reader, ctx, fmt) if gold else reader(output, ctx)
+    return coerce_structured(output, parse_text=lambda t: reader(t, ctx), gold=gold)
+
+
+_NOT_JSON = object()
+
+
+def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[Call]:
+    """A reference given as text. A reference is data and must be readable (SPEC §2, "a
+    reference that cannot be read always raises"):
+
+    - a JSON document (bare or alone in a Markdown fence) is the value it holds, read exactly
+      as that value given decoded (a call list, a message, ``[]``; ``null`` is zero calls),
+      so a JSON shape that is not a call is an error, never zero calls;
+    - other text goes through the ``fmt`` reader; blank text is zero calls, and so is text
+      that writes an empty list of calls (:func:`_says_no_call`: ``<think>…</think>[]``,
+      ``[TOOL_CALLS][]``, ``[]  # no call``). Text in which no call can be read raises: prose
+      there is most likely a call format the reader does not know (or, with a format named,
+      text in another format), and zero expected calls would be a silently wrong score.
+
+    For a prediction, by contrast, prose is the model choosing not to call.
+    """
+    body = text.strip().lstrip("\ufeff")
+    if body.startswith("```") and body.endswith("```") and "\n" in body:
+        body = body[body.index("\n") + 1 : -3]  # a fence's body, without its info string
+    check_text_limits(body, "json")
+    try:
+        value = JSON_DECODER.decode(body)
+    except ToolCallParseError as err:  # JSON, but a key given two values, NaN, a huge number
+        raise _err(err.reason, "json", text) from None
+    except (ValueError, RecursionError):
+        value = _NOT_JSON
+    if value is None:
+        return []
+    if value is not _NOT_JSON and not isinstance(value, str):
+        return coerce_structured(value, parse_text=lambda t: reader(t, ctx), gold=True)
+    if isinstance(value, str):  # a JSON string holds the text
+        text = value
+    calls = reader(text, ctx)
+    if not calls and body.strip() and value != "" and not _says_no_call(text, fmt):
+        named = fmt != "auto"
+        raise ToolCallParseError(
+            "no call can be read from this reference text ("
+            + ("the format named found no call: is the text in another format?" if named
+               else "a format the reader does not know?")
+            + "); write [] for an example where no call is expected",
+            format=fmt if isinstance(fmt, str) else str(fmt),
+            snippet=text,
+        )
+    return calls
+
+
+# "[]" and then nothing on its line but a comment or a closing tag or token ("[](url)", "[][" are not it)
+_EMPTY_LIST = re.compile(r"\[\s*\][ \t]*(?:$|\r?\n|#|<)")
+
+
+def _says_no_call(text: str, fmt: Any) -> bool:
+    """Does reference text read as zero calls because it writes an empty list of calls?
+
+    After its reasoning, ``[]`` comes first and ends its line — alone, before prose on later
+    lines, a comment or a closing tag or token (``<think>…</think>\\n[]``, ``[]  # no call``;
+    not ``[](url)``) — or right after a call marker of the format
+    read (``[TOOL_CALLS][]``, ``<tool_call>[]</tool_call>``, ``functools[]``; for Harmony, the
+    final channel's message: ``<|channel|>final<|message|>[]``). Anything else that reads as no
+    call (prose, reasoning alone, a Harmony answer in words) is not read as "no call": it may
+    be calls in a format the reader does not know.
+    """
+    t = prepare_text(text).lstrip()
+    hit = REGISTRY.find_marker(t)
+    if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in REGISTRY.family(hit[0]).names):
+        if hit[0] == "harmony":
+            final = t.rfind("<|channel|>final")
+            if final < 0:
+                return False
+            body = t.find("<|message|>", final)
+            return body >= 0 and _EMPTY_LIST.match(t[body + len("<|message|>"):].lstrip()) is not None
+        end = REGISTRY.marker_end(t, 0)
+        end = end - 1 if t[end - 1] == "[" else end  # functools[ holds the "["
+        t = t[end:].lstrip()
+    return _EMPTY_LIST.match(t) is not None
+
+
+#: The one table of formats. The plain formats are its first rows; :mod:`toolcall_f1.parsing`
+#: adds the model families' rows (:data:`toolcall_f1.families.FAMILIES`).
+REGISTRY = Registry([
+    Family("python", reader=read_python),
+    Family("json", reader=read_json),
+    Family("openai", reader=read_openai),
+    Family("anthropic", reader=read_anthropic),
+    Family("bfcl", reader=read_bfcl, prepared=False),
+    Family("auto", reader=read_auto),
+])
+find_marker = REGISTRY.find_marker
+reader_for = REGISTRY.reader
