@@ -20,15 +20,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .calls import (
-    JSON_DECODER,
-    MAX_DEPTH,
-    Call,
-    DuplicateKeyError,
-    ToolCallParseError,
-    coerce_structured,
-    put_once,
-)
+from .calls import Call, coerce_structured
+from .plain import JSON_DECODER, MAX_DEPTH, DuplicateKeyError, ToolCallParseError, put_once
 from .reading import (
     Block,
     BlockReader,

@@ -28,16 +28,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .calls import (
+from .calls import Call, coerce_structured, normalize_value
+from .plain import (
     JSON_DECODER,
     MAX_DEPTH,
-    Call,
     DuplicateKeyError,
     ToolCallParseError,
     bracket_depth,
     check_text_limits,
-    coerce_structured,
-    normalize_value,
     put_once,
 )
 from .templates import template_reader

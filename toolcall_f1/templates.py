@@ -38,7 +38,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .calls import JSON_DECODER, Call, DuplicateKeyError, ToolCallParseError, coerce_structured, put_once
+from .calls import Call, coerce_structured
+from .plain import JSON_DECODER, DuplicateKeyError, ToolCallParseError, put_once
 
 __all__ = ["MIN_TRANSFORMERS", "TemplateReader", "resolve_format", "template_reader"]
 
