@@ -18,6 +18,7 @@ from .parsing import FORMATS, parse_calls
 from .schema import type_ok
 from .metric import VERSION, ToolCallMetric
 from .scoring import Score, summarize
+from .settings import Settings
 from .values import canon_bfcl, canon_default, canon_exact
 
 __version__ = VERSION
@@ -33,6 +34,7 @@ __all__ = [
     "GoldCall",
     "PairResult",
     "Score",
+    "Settings",
     "Tally",
     "ToolCallMetric",
     "ToolCallParseError",
