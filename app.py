@@ -7,11 +7,8 @@ by outcome, with what each row adds to TP/FP/FN), a per-tool F1 chart and a snip
 reproduces the result in Python and on the command line.
 
 The page scores its first preset before anyone clicks, and scores again whenever a preset, a
-setting or a box changes, so what it shows always belongs to what it shows beside it.
-
-The page's words are data beside this file (``app_data/``): the presets (``presets.json``),
-the labels and notes (``page.json``), the help and the input convention (``help.md``,
-``convention.md``) and the style (``style.css``).
+setting or a box changes, so what it shows always belongs to what it shows beside it. Its words
+are data beside this file (``app_data/``): presets, labels, markup, help, input convention, style.
 
 Run ``python app.py`` (``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` are respected).
 """
@@ -32,22 +29,18 @@ import gradio as gr
 
 import toolcall_f1
 
-__all__ = [
-    "PRESETS", "InputError", "Inputs", "Preset", "Row", "View", "build_demo", "chart_html", "cli_snippet", "demo",
-    "error_html", "matching_preset", "parse_warning_html", "preset_values", "python_snippet", "read_examples",
-    "read_tools", "render_call", "render_verdicts", "result_rows", "run", "score_api", "score_inputs",
-    "scores_html", "table_html",
-]
+__all__ = ["PRESETS", "InputError", "Inputs", "Preset", "Row", "View", "build_demo", "chart_html", "cli_snippet",
+           "demo", "error_html", "load_presets", "matching_preset", "parse_warning_html", "preset_values",
+           "python_snippet", "read_examples", "read_tools", "render_call", "render_verdicts", "result_rows", "run",
+           "score_api", "score_inputs", "scores_html", "table_html"]
 
 #: The page's data files: presets, labels, help text and style, beside this file (the Space pushes them).
 DATA = Path(__file__).resolve().with_name("app_data")
 #: The page's labels and options (``app_data/page.json``).
 TEXT: dict[str, Any] = json.loads((DATA / "page.json").read_text(encoding="utf-8"))
 #: The page's markup (``app_data/templates.html``): ``<template id="name">``, a line break between tags dropped.
-HTML = {
-    key: re.sub(r">\s*\n\s*<", "><", body.strip())
-    for key, body in re.findall(r'<template id="(\w+)">(.*?)</template>', (DATA / "templates.html").read_text("utf-8"), re.S)
-}
+HTML = {key: re.sub(r">\s*\n\s*<", "><", body.strip())
+        for key, body in re.findall(r'<template id="(\w+)">(.*?)</template>', (DATA / "templates.html").read_text("utf-8"), re.S)}
 #: ``auto`` first: it is the default and the one to try first.
 PREDICTION_FORMATS = ("auto", *(f for f in toolcall_f1.Settings.allowed("prediction_format") if f != "auto"))
 UNMATCHED = "—"
@@ -94,28 +87,23 @@ class Inputs:
         >>> Inputs.of("[f()]", None, None, "arg").level, Inputs.of(None).predictions
         ('arg', '')
         """
-        defaults = cls()
-        names = [f.name for f in fields(cls)]
-        return cls(
-            **{n: getattr(defaults, n) if v is None else str(v) for n, v in zip(names, values, strict=False)}
-        )
+        names, defaults = [f.name for f in fields(cls)], cls()
+        return cls(**{n: getattr(defaults, n) if v is None else str(v) for n, v in zip(names, values, strict=False)})
 
     def values(self) -> tuple[str, ...]:
         """The nine values in the page's order."""
         return tuple(getattr(self, f.name) for f in fields(self))
 
-    def setting_values(self) -> dict[str, str]:
-        """Every setting (the fields after the three boxes), by its name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)[3:]}
-
-    def settings(self) -> dict[str, str]:
-        """The settings that differ from the defaults (what a snippet must pass)."""
-        return {k: v for k, v in self.setting_values().items() if v != getattr(_DEFAULT, k)}
+    def settings(self, changed: bool = True) -> dict[str, Any]:
+        """The settings (the fields after the three boxes) by name; ``changed``: only those that
+        differ from the defaults (what a snippet must pass)."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)[3:]}
+        return {k: v for k, v in values.items() if not changed or v != getattr(_DEFAULT, k)}
 
 
 @dataclass(frozen=True, slots=True)
 class Preset:
-    """One ready-made example: a label, what it shows, and its inputs."""
+    """One ready-made example: a label, what it shows (HTML), and its inputs."""
 
     label: str
     description: str
@@ -143,8 +131,6 @@ def load_presets(path: Path = DATA / "presets.json") -> dict[str, Preset]:
 
     Examples
     --------
-    >>> load_presets()["mixed"].inputs.references
-    '[search(q="cats"), answer(a="meow")]'
     >>> print(load_presets()["greedy"].inputs.references)
     [
       {"book_seat": {"seat": ["12A", "12B"]}},
@@ -161,18 +147,6 @@ def load_presets(path: Path = DATA / "presets.json") -> dict[str, Preset]:
 PRESETS: dict[str, Preset] = load_presets()
 FIRST_PRESET = next(iter(PRESETS))
 
-_INLINE = re.compile(r"\*\*([^*]+)\*\*|`([^`]+)`")
-
-
-def _inline_markup(text: str) -> str:
-    """HTML for a blurb: escaped text (``<tool_call>`` stays visible), ``**b**`` and ```code```."""
-
-    def one(m: re.Match[str]) -> str:
-        return f"<b>{m.group(1)}</b>" if m.group(1) is not None else f"<code>{m.group(2)}</code>"
-
-    return _INLINE.sub(one, html.escape(text, quote=False))
-
-
 def preset_blurb(key: str | None) -> str:
     """The blurb HTML of a preset, or ``""`` for none.
 
@@ -185,8 +159,7 @@ def preset_blurb(key: str | None) -> str:
     """
     if key is None:
         return ""
-    p = PRESETS[key]
-    return f'<div class="tc-blurb"><b>{html.escape(p.label)}.</b> {_inline_markup(p.description)}</div>'
+    return HTML["blurb"].format(label=html.escape(PRESETS[key].label), description=PRESETS[key].description)
 
 
 def preset_values(key: str) -> tuple[str, ...]:
@@ -320,30 +293,25 @@ def read_tools(text: str | None) -> list[dict[str, Any]] | None:
     try:
         data = _loads(text, "Tool schemas")
     except json.JSONDecodeError as err:
-        raise InputError(
-            f"Tool schemas: invalid JSON ({err.msg} at line {err.lineno}, column {err.colno})"
-        ) from None
+        raise InputError(f"Tool schemas: invalid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
     except RecursionError:
         raise InputError("Tool schemas: JSON nested too deeply to read") from None
-    if isinstance(data, dict):
-        data = [data]
+    data = [data] if isinstance(data, dict) else data
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
         raise InputError("Tool schemas: expected a JSON list of function schemas (objects)")
     return data
 
 
 def _metric(inputs: Inputs) -> toolcall_f1.ToolCallMetric:
-    return toolcall_f1.ToolCallMetric(tools=read_tools(inputs.tools), **inputs.setting_values())
+    return toolcall_f1.ToolCallMetric(tools=read_tools(inputs.tools), **inputs.settings(changed=False))
 
 
 def _examples(inputs: Inputs) -> tuple[list[Any], list[Any]]:
     predictions = read_examples(inputs.predictions, "Predictions")
     references = read_examples(inputs.references, "References")
     if len(predictions) != len(references):
-        raise InputError(
-            f"predictions hold {len(predictions)} example(s) but references hold {len(references)}: "
-            "give one prediction per reference (several examples: a JSON list, one entry each)"
-        )
+        raise InputError(f"predictions hold {len(predictions)} example(s) but references hold {len(references)}: "
+                         "give one prediction per reference (several examples: a JSON list, one entry each)")
     return predictions, references
 
 
@@ -385,10 +353,9 @@ def score_inputs(*values: str | None) -> dict[str, Any]:
 class Row:
     """One line of the match table: a pair, an unmatched call, or a parse error.
 
-    ``outcome`` is ``"exact"``, ``"wrong"`` (paired, not exact), ``"extra"`` (unmatched
-    prediction), ``"missed"`` (unmatched gold) or ``"parse"``. ``weight`` and ``counts``, what
-    the row adds to (TP, FP, FN), are the metric's own (``details``' ``weight`` and ``adds``).
-    """
+    ``outcome`` is ``"exact"``, ``"wrong"`` (paired, not exact), ``"extra"`` (unmatched prediction),
+    ``"missed"`` (unmatched gold) or ``"parse"``; ``weight`` and ``counts`` (what the row adds to TP,
+    FP, FN) are the metric's own, from ``details``."""
 
     example: int
     outcome: str
@@ -399,22 +366,14 @@ class Row:
     flags: tuple[str, ...]
     arguments: str
 
-    @property
-    def is_error(self) -> bool:
-        """Anything but an exact pair."""
-        return self.outcome != "exact"
-
 
 OUTCOME_LABELS: dict[str, str] = TEXT["outcomes"]
 
 
 def _row(n: int, outcome: str, entry: Mapping[str, Any], pred: str, gold: str, arguments: str = "") -> Row:
     """A row from a pair or unmatched call of ``details``: its counts, weight and flags."""
-    adds = entry["adds"]
-    if entry.get("hallucinated_tool"):
-        flags: tuple[str, ...] = ("hallucinated tool",)
-    else:
-        flags = tuple(f"hallucinated argument {k}" for k in entry.get("hallucinated_args", ()))
+    adds, undeclared = entry["adds"], entry.get("hallucinated_args", ())
+    flags = ("hallucinated tool",) if entry.get("hallucinated_tool") else tuple(f"hallucinated argument {k}" for k in undeclared)
     return Row(n, outcome, pred, gold, entry["weight"], (adds["tp"], adds["fp"], adds["fn"]), flags, arguments)
 
 
@@ -516,13 +475,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _safe(text: str) -> str:
-    """Text the browser can receive: a lone surrogate (not valid UTF-8) becomes U+FFFD.
-
-    Examples
-    --------
-    >>> _safe("a\\ud800b") == "a\\ufffdb"
-    True
-    """
+    """Text the browser can receive: a lone surrogate (not valid UTF-8) becomes U+FFFD."""
     return _SURROGATE.sub("\ufffd", text)
 
 
@@ -608,10 +561,10 @@ def table_html(rows: Sequence[Row], errors_only: bool = False, cap: int = ROW_CA
     >>> t.count('<tr class="tc-row'), 'tc-row tc-extra' in t, "FP +1" in t
     (3, True, True)
     """
-    shown = [r for r in rows if r.is_error] if errors_only else list(rows)
+    shown = [r for r in rows if r.outcome != "exact"] if errors_only else list(rows)
     note = f"{len(shown)} row(s)" + (f" with errors, of {len(rows)}" if errors_only else "")
     if len(shown) > cap:
-        shown = sorted(shown, key=lambda r: not r.is_error)[:cap]  # stable: example order kept
+        shown = sorted(shown, key=lambda r: r.outcome == "exact")[:cap]  # stable: example order kept
         note = f"Showing {cap} of {note}, mismatches first (the CLI's --details writes them all)"
     body = "".join(_row_html(r) for r in shown) or HTML["table_empty"]
     head = "".join(f"<th>{h}</th>" for _, h in TEXT["columns"])
@@ -645,9 +598,16 @@ def chart_html(result: Mapping[str, Any] | None, cap: int = TOOL_CAP) -> str:
 
 def _literal(value: Any, what: str) -> str:
     text = repr(value)
-    if len(text) > SNIPPET_CAP:
-        return f"...  # {what}: too long to inline here; put your data here"
-    return text
+    return text if len(text) <= SNIPPET_CAP else f"...  # {what}: too long to inline here; put your data here"
+
+
+def _snippet_data(inputs: Inputs, unreadable: list[Any]) -> tuple[list[Any], list[Any], list[dict[str, Any]] | None]:
+    """Predictions, references and tools as the boxes give them; ``unreadable`` for the boxes
+    when they cannot be read (the error box says why; the snippet still shows the settings)."""
+    try:
+        return (*_examples(inputs), read_tools(inputs.tools))
+    except ValueError:
+        return unreadable, unreadable, None
 
 
 def python_snippet(inputs: Inputs) -> str:
@@ -670,11 +630,7 @@ def python_snippet(inputs: Inputs) -> str:
     print(result["f1"], result["signature"])
     """
     install = f'"toolcall_f1 @ git+https://huggingface.co/spaces/{REPO_ID}"' if SPACE_ID else "-e . (this repository)"
-    try:
-        predictions, references = _examples(inputs)
-        tools = read_tools(inputs.tools)
-    except ValueError:  # shown in the error box; the snippet still shows the settings
-        predictions, references, tools = ["..."], ["..."], None
+    predictions, references, tools = _snippet_data(inputs, ["..."])
     data = [("predictions", predictions, "the Predictions box"), ("references", references, "the References box")]
     if tools is not None:
         data.append(("tools", tools, "the Tool schemas box"))
@@ -709,14 +665,9 @@ def cli_snippet(inputs: Inputs) -> str:
     EOF
     toolcall-f1 score --predictions predictions.jsonl --references references.jsonl --matching optimal --per-tool
     """
-    try:
-        predictions, references = _examples(inputs)
-        tools = read_tools(inputs.tools)
-    except ValueError:
-        predictions, references, tools = [], [], None
-    files = [("predictions.jsonl", predictions), ("references.jsonl", references)]
+    predictions, references, tools = _snippet_data(inputs, [])
     parts = []
-    for path, examples in files:
+    for path, examples in (("predictions.jsonl", predictions), ("references.jsonl", references)):
         lines = [json.dumps(x, ensure_ascii=False) for x in examples]
         if sum(map(len, lines)) > SNIPPET_CAP or not lines:
             parts.append(f"# {path}: one JSON value per line, one line per example (too long to inline)\n")
@@ -759,8 +710,7 @@ def run(*values: str | None) -> View:
     Parameters
     ----------
     *values
-        Predictions, references, tools, level, matching, canonicalizer, name canonicalizer,
-        prediction format, reference format; ``None`` reads as empty or the default.
+        The three boxes, then the six settings (:class:`Inputs`); ``None`` reads as empty or the default.
 
     Returns
     -------
@@ -785,17 +735,10 @@ def run(*values: str | None) -> View:
     return View(inputs, result, rows, hint + parse_warning_html(result))
 
 
-def score_api(
-    predictions: str,
-    references: str,
-    tools: str = "",
-    level: str = "call",
-    matching: str = "greedy",
-    canonicalizer: str = "default",
-    name_canonicalizer: str = "exact",
-    prediction_format: str = "auto",
-    reference_format: str = "auto",
-) -> dict[str, Any]:
+def score_api(predictions: str, references: str, tools: str = "", level: str = _DEFAULT.level,
+              matching: str = _DEFAULT.matching, canonicalizer: str = _DEFAULT.canonicalizer,
+              name_canonicalizer: str = _DEFAULT.name_canonicalizer, prediction_format: str = _DEFAULT.prediction_format,
+              reference_format: str = _DEFAULT.reference_format) -> dict[str, Any]:
     """The page's API endpoint: the full result, or ``{"error": message}``; never raises.
 
     Examples
@@ -834,7 +777,7 @@ _CSS = (DATA / "style.css").read_text(encoding="utf-8")
 
 
 def _outputs(view: View, errors_only: bool, json_open: bool) -> tuple[Any, ...]:
-    """The page's outputs for a view, in the order of ``OUTPUT_NAMES``."""
+    """The page's outputs for a view, in the order ``build_demo`` lists them (``outputs``)."""
     result = view.result
     raw = json.dumps(result, indent=1, ensure_ascii=False) if (json_open and result is not None) else ""
     return (
@@ -876,11 +819,6 @@ def on_json(view: View) -> tuple[str, bool]:
     return _safe(raw), True
 
 
-def _input_boxes(first: Inputs) -> list[Any]:
-    """The three boxes, as ``page.json`` labels them."""
-    return [gr.Textbox(getattr(first, name), elem_id=name, **spec) for name, spec in TEXT["boxes"].items()]
-
-
 def _settings(first: Inputs) -> list[Any]:
     """The six settings, each offering what :meth:`toolcall_f1.Settings.allowed` names; the two
     formats side by side (help on each is in "What ... mean")."""
@@ -889,7 +827,7 @@ def _settings(first: Inputs) -> list[Any]:
         options = PREDICTION_FORMATS if name == "prediction_format" else toolcall_f1.Settings.allowed(name)
         return kind(list(options), value=getattr(first, name), elem_id=name.replace("_", "-"), **TEXT["settings"][name])
 
-    names = list(first.setting_values())
+    names = list(first.settings(changed=False))
     settings: list[Any] = [choice(gr.Radio, name) for name in names[:4]]
     with gr.Row():
         settings += [choice(gr.Dropdown, name) for name in names[4:]]
@@ -903,14 +841,11 @@ def build_demo() -> gr.Blocks:
     with gr.Blocks(title=TEXT["title"], analytics_enabled=False) as blocks:
         gr.HTML(header_html(), css_template=_CSS, elem_id="header")
         with gr.Row(elem_id="presets"):
-            buttons = {
-                key: gr.Button(p.label, size="sm", min_width=110, elem_id=f"preset-{key}")
-                for key, p in PRESETS.items()
-            }
+            buttons = {key: gr.Button(p.label, size="sm", min_width=110, elem_id=f"preset-{key}") for key, p in PRESETS.items()}
         preset_info = gr.HTML(initial[0], css_template=_CSS, elem_id="preset-info")
         with gr.Row(equal_height=False):
             with gr.Column(scale=3, min_width=280):
-                boxes = _input_boxes(first.inputs)
+                boxes = [gr.Textbox(getattr(first.inputs, name), elem_id=name, **spec) for name, spec in TEXT["boxes"].items()]
                 compute = gr.Button("Compute", variant="primary", elem_id="compute")
             with gr.Column(scale=2, min_width=260):
                 settings = _settings(first.inputs)
@@ -928,19 +863,15 @@ def build_demo() -> gr.Blocks:
         with gr.Accordion("What the numbers and settings mean", open=False, elem_id="help"):
             gr.Markdown(HELP)
         with gr.Accordion("Full result (JSON)", open=False, elem_id="raw-accordion") as raw_accordion:
-            raw = gr.Code("", language="json", label="compute(..., per_tool=True, return_details=True)",
-                          elem_id="raw-result")
+            raw = gr.Code("", language="json", label="compute(..., per_tool=True, return_details=True)", elem_id="raw-result")
         with gr.Accordion("Input convention", open=False, elem_id="convention"):
             gr.Markdown(CONVENTION)
-        view = gr.State(first)
-        json_open = gr.State(False)
-
+        view, json_open = gr.State(first), gr.State(False)
         inputs = [*boxes, *settings]
         outputs = [preset_info, message, scores, table, chart, python, cli, raw, view]
         # One queue for everything that computes or reads the stored view, one at a time, in
         # the order the page sent them: a slower earlier compute can never land after a later one.
-        private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score",
-                   "concurrency_limit": 1}
+        private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score", "concurrency_limit": 1}
         for key, button in buttons.items():
             button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **private)
         # Text boxes: .change (gradio 6 fires .input on key presses only, not on a paste or a
