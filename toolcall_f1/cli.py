@@ -39,11 +39,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
-from . import FORMATS, VERSION, Score, Tally, ToolCallMetric, ToolCallParseError
-from .matching import LEVELS, MATCHINGS
-from .metric import PARSE_ERROR_MODES, REFERENCE_FORMATS, mostly_unreadable
+from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
+from .metric import mostly_unreadable
 from .templates import TemplateReader
-from .values import CANONICALIZERS, NAME_CANONICALIZERS
 
 __all__ = [
     "EXIT_FAIL",
@@ -624,27 +622,27 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     """The settings that change the numbers (each one appears in the signature)."""
     st.add_argument(
         "--level",
-        choices=LEVELS,
+        choices=Settings.allowed("level"),
         default="call",
         help="call: exact calls only (default); arg: credit per argument",
     )
     st.add_argument(
-        "--matching", choices=MATCHINGS, default="greedy", help="how calls are paired (default greedy)"
+        "--matching", choices=Settings.allowed("matching"), default="greedy", help="how calls are paired (default greedy)"
     )
     st.add_argument(
         "--canonicalizer",
-        choices=tuple(CANONICALIZERS),
+        choices=Settings.allowed("canonicalizer"),
         default="default",
         help="string comparison (default: casefold, fold whitespace)",
     )
     st.add_argument(
         "--name-canonicalizer",
-        choices=tuple(NAME_CANONICALIZERS),
+        choices=Settings.allowed("name_canonicalizer"),
         default="exact",
         help="tool-name comparison; underscore reads a.b as a_b",
     )
-    pred_formats = tuple(FORMATS)
-    ref_formats = tuple(dict.fromkeys(REFERENCE_FORMATS))
+    pred_formats = Settings.allowed("prediction_format")
+    ref_formats = Settings.allowed("reference_format")
     st.add_argument(
         "--prediction-format",
         choices=pred_formats,
@@ -669,7 +667,7 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     )
     st.add_argument(
         "--on-parse-error",
-        choices=PARSE_ERROR_MODES,
+        choices=Settings.allowed("on_parse_error"),
         default="count",
         help="count unreadable predictions (default) or stop with exit 2",
     )
@@ -742,24 +740,18 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _metric(args: argparse.Namespace) -> ToolCallMetric:
+    """The metric of the scoring settings (each option's dest is its :class:`Settings` field),
+    ``--tools`` and ``--weights`` read from their files; errors name the file."""
     tools = None
     if args.tools is not None:
         tools = _load_json_file(args.tools, "tools", list, "a JSON list of tool schemas")
     weights = None
     if args.weights is not None:
         weights = _load_json_file(args.weights, "weights", dict, "a JSON object of tool weights")
+    chosen = {name: getattr(args, name) for name in Settings.names() if name not in ("tools", "weights")}
+    chosen["prediction_format"] = _response_template(args) or args.prediction_format
     try:
-        return ToolCallMetric(
-            args.level,
-            canonicalizer=args.canonicalizer,
-            tools=tools,
-            weights=weights,
-            matching=args.matching,
-            name_canonicalizer=args.name_canonicalizer,
-            prediction_format=_response_template(args) or args.prediction_format,
-            reference_format=args.reference_format,
-            on_parse_error=args.on_parse_error,
-        )
+        return ToolCallMetric.from_settings(Settings(**chosen, tools=tools, weights=weights))
     except (ValueError, TypeError, RecursionError) as err:  # schemas the core could not read
         if isinstance(err, RecursionError):
             err = ValueError("nested too deeply")
@@ -789,19 +781,35 @@ def _response_template(args: argparse.Namespace) -> TemplateReader | None:
         raise InputError(f"{path}: {err}") from None
 
 
-def _score(metric: ToolCallMetric, ex: _Example) -> Score:
-    """One example through ``ToolCallMetric.__call__``; errors name the file and line: a bad
-    reference is a :class:`_LineError`, a prediction with ``--on-parse-error raise`` stops."""
-    try:
-        return metric(ex.prediction, ex.reference, index=ex.index)
-    except ToolCallParseError as err:
-        if err.where is not None and err.where.startswith("predictions"):
+class _Feed:
+    """A run's examples as the two streams :meth:`ToolCallMetric.scores` zips, in step: taking
+    a prediction reads the next example (``current``), and the reference taken next is its
+    reference. Errors of an example come back through :meth:`error`, naming its file and line."""
+
+    def __init__(self, examples: Iterator[_Example], problems: _Problems) -> None:
+        self._examples = examples
+        self._problems = problems
+        self._done = False
+        self.current: _Example | None = None
+
+    def predictions(self) -> Iterator[Any]:
+        for ex in self._examples:
+            self.current = ex
+            yield ex.prediction
+        self._done = True
+
+    def references(self) -> Iterator[Any]:
+        while not self._done and self.current is not None:
+            yield self.current.reference
+
+    def error(self, index: int, err: Exception) -> None:
+        """``scores()``'s ``on_error``: a bad reference is reported and skipped; a prediction
+        that cannot be read with ``--on-parse-error raise`` stops the run."""
+        ex = self.current
+        assert ex is not None  # an error comes with the example just taken
+        if isinstance(err, ToolCallParseError) and err.where is not None and err.where.startswith("predictions"):
             raise InputError(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(str(err))}") from None
-        raise _LineError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}") from None
-    except (ValueError, TypeError) as err:  # per-example tools that are not valid schemas
-        raise _LineError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}") from None
-    except RecursionError:  # a schema (--tools or per-example) nested beyond what can be walked
-        raise InputError(f"{ex.ref_src.where(ex.ref_line)}: tool schemas nested too deeply") from None
+        self._problems.add(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}")
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
@@ -836,6 +844,7 @@ class _Run:
     warnings: dict[str, int]  # message → times raised
     lines_with_tools: int = 0
     lines_with_unused_tools: int = 0
+    parse_error: str | None = None  # the last example's, as file:line: format: reason
 
 
 def _open_sources(args: argparse.Namespace, stack: contextlib.ExitStack) -> list[_Source]:
@@ -919,35 +928,44 @@ def _detail_row(ex: _Example, score: Score, two_files: bool, parse_error: str | 
 def _stream(
     args: argparse.Namespace, metric: ToolCallMetric, stats: Tally, run: _Run, details: _Details | None
 ) -> None:
-    """Read, score and fold in every example; unusable lines are reported and skipped."""
+    """Read, score (:meth:`ToolCallMetric.scores`) and fold in every example; unusable lines
+    are reported and skipped."""
     problems = _Problems(args.max_errors)
     with contextlib.ExitStack() as stack:
         sources = _open_sources(args, stack)
         pred_src, ref_src = sources[0], (sources[1] if len(sources) == 2 else None)
         bar = _progress_bar(args, stack, pred_src.size)
-        for ex in _examples(args, pred_src, ref_src, problems):
-            try:
-                score = _score(metric, ex)
-            except _LineError as err:
-                problems.add(str(err))
-                continue
-            stats.add(score)
-            run.lines_with_tools += ex.has_tools
-            run.lines_with_unused_tools += ex.unused_tools
-            parse_error = None
-            if score.parse_error is not None:
-                parse_error = f"{pred_src.where(ex.pred_line)}: {_strip_where(score.parse_error)}"
-                if len(run.parse_errors) < SHOWN_PARSE_ERRORS:
-                    run.parse_errors.append(parse_error)
-            if details is not None:
-                details.rows.write(_detail_row(ex, score, ref_src is not None, parse_error))
-            if bar is not None:
-                bar.update(ex.nbytes)
+        feed = _Feed(_examples(args, pred_src, ref_src, problems), problems)
+        try:
+            for score in metric.scores(feed.predictions(), feed.references(), on_error=feed.error):
+                ex = feed.current
+                assert ex is not None
+                _fold(score, ex, stats, run, pred_src.where(ex.pred_line))
+                if details is not None:
+                    details.rows.write(_detail_row(ex, score, ref_src is not None, run.parse_error))
+                if bar is not None:
+                    bar.update(ex.nbytes)
+        except RecursionError:  # a schema (--tools or per-example) nested beyond what can be walked
+            ex = feed.current
+            assert ex is not None
+            raise InputError(f"{ex.ref_src.where(ex.ref_line)}: tool schemas nested too deeply") from None
     if problems.count:
         raise InputError(f"{problems.count} input line(s) could not be used (above); no scores reported")
     if not stats.num_examples:
         names = args.input if args.input is not None else f"{args.predictions} and {args.references}"
         raise InputError(f"no examples: nothing was read from {names} (empty, or only blank lines)")
+
+
+def _fold(score: Score, ex: _Example, stats: Tally, run: _Run, where: str) -> None:
+    """One example's score into the sums, and what the report after the table says of it."""
+    stats.add(score)
+    run.lines_with_tools += ex.has_tools
+    run.lines_with_unused_tools += ex.unused_tools
+    run.parse_error = None
+    if score.parse_error is not None:
+        run.parse_error = f"{where}: {_strip_where(score.parse_error)}"
+        if len(run.parse_errors) < SHOWN_PARSE_ERRORS:
+            run.parse_errors.append(run.parse_error)
 
 
 def _collect_warnings(run: _Run) -> Any:

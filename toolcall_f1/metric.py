@@ -1,16 +1,18 @@
 """``ToolCallMetric``: one per-example pipeline and one corpus loop (SPEC §2–§8).
 
+A metric holds one :class:`~toolcall_f1.settings.Settings` (``metric.settings``); a call's
+keywords make a changed copy.
+
 Every example travels one route (``ToolCallMetric._score``): its reference is read into gold
 calls and the tool set they are judged with, its prediction into calls, and
 :func:`~toolcall_f1.scoring.count_example` matches and counts them into a
-:class:`~toolcall_f1.scoring.Score`. ``compute()`` folds the scores into a
+:class:`~toolcall_f1.scoring.Score`. ``scores()`` yields them, one per example (the one corpus
+loop); ``compute()`` folds them into a
 :class:`~toolcall_f1.counting.Tally`, which divides once; details are a view of the same pass.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
@@ -18,20 +20,20 @@ from typing import Any, NamedTuple
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
-from .matching import LEVELS, MATCHINGS, check_choice
 from .memo import Memo, content_key
-from .parsing import FORMATS, Context, read_any
-from .schema import ToolSet, compile_tools, merge_plain_tools, merge_tools, validate_weights, warn_unknown_weights
+from .parsing import Context, read_any
+from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
-from .templates import resolve_format
-from .values import (Canonicalizer, canonicalizer_name, name_canonicalizer_name, plain_json, resolve_canonicalizer,
-                     resolve_name_canonicalizer)
+from .settings import VERSION, Settings
+from .settings import digest as content_digest
+from .templates import TemplateReader
+from .values import Canonicalizer, plain_json, resolve_canonicalizer, resolve_name_canonicalizer
 
-__all__ = ["VERSION", "PARSE_ERROR_MODES", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
+__all__ = ["VERSION", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
 
-VERSION = "0.1.0"
-PARSE_ERROR_MODES = ("count", "raise")
-REFERENCE_FORMATS = tuple(FORMATS)  # "auto", "bfcl" (possible answers) and the text formats
+#: The reference formats, as :meth:`Settings.allowed <toolcall_f1.settings.Settings.allowed>` gives them
+#: (kept for app.py until it reads them from there).
+REFERENCE_FORMATS = Settings.allowed("reference_format")
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
 PARSE_ERROR_WARNING_MIN = 10
@@ -51,20 +53,27 @@ def mostly_unreadable(num_parse_errors: int, num_examples: int) -> bool:
 
 
 class _Run(NamedTuple):
-    """One call's settings, checked once: every example of the call is scored with them (a
-    named tuple, cheap to build: one is made for every ``metric(pred, ref)``)."""
+    """One call's settings with what is compiled from them, made once: every example of the
+    call is scored with them (a named tuple, cheap to build: one is made for every ``metric(pred, ref)``)."""
 
-    tools: list[Mapping[str, Any]]  # the constructor's schemas, the call's laid over them by name
-    weights: dict[str, Any]  # likewise
-    toolset: ToolSet  # compiled from tools and weights
-    reference_format: str
-    prediction_format: Any
+    settings: Settings
+    toolset: ToolSet  # compiled from the settings' tools and weights
+    canon: Canonicalizer  # the settings' canonicalizer, as a function
     per_tool: bool  # count per-tool rows
     details: bool  # at call level, judge each argument (not exactness alone)
 
 
+def _setting(name: str) -> Any:
+    """A read-only attribute of the metric: one field of its :class:`Settings`."""
+    return property(lambda self: getattr(self.settings, name), doc=f"The ``{name}`` of :attr:`ToolCallMetric.settings`.")
+
+
 class ToolCallMetric:
     """Tool-call correctness (BFCL AST match) as a cost-weighted, micro-averaged metric.
+
+    The constructor's keywords make the metric's :class:`~toolcall_f1.settings.Settings`
+    (``metric.settings``; each is also an attribute: ``metric.level``...); ``compute()`` and
+    ``metric(...)`` keywords make a changed copy for one call.
 
     Parameters
     ----------
@@ -114,6 +123,16 @@ class ToolCallMetric:
     ValueError: level: unknown value 'token'; expected one of 'call', 'arg'
     """
 
+    level = _setting("level")
+    matching = _setting("matching")
+    canonicalizer = _setting("canonicalizer")
+    name_canonicalizer = _setting("name_canonicalizer")
+    prediction_format = _setting("prediction_format")
+    reference_format = _setting("reference_format")
+    on_parse_error = _setting("on_parse_error")
+    tools = _setting("tools")
+    weights = _setting("weights")
+
     def __init__(
         self,
         level: str = "call",
@@ -128,22 +147,44 @@ class ToolCallMetric:
         on_parse_error: str = "count",
         grammar: Any = None,
     ) -> None:
-        self.level = check_choice(level, LEVELS, "level")
-        self.matching = check_choice(matching, MATCHINGS, "matching")
-        self.canonicalizer = canonicalizer
-        self._canon = resolve_canonicalizer(canonicalizer)
-        self.name_canonicalizer = name_canonicalizer
-        self._name_fn = resolve_name_canonicalizer(name_canonicalizer)
-        self.prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
-        self.reference_format = check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
-        self.on_parse_error = check_choice(on_parse_error, PARSE_ERROR_MODES, "on_parse_error")
-        self.tools = merge_tools(grammar if tools is None else tools)
-        key = content_key(self.tools)  # the metric's own copy of plain schemas (the caller may change theirs)
-        self.tools = pickle.loads(key) if key is not None else self.tools
-        self.weights = validate_weights(weights)
+        self._setup(Settings(
+            level=level, matching=matching, canonicalizer=canonicalizer, name_canonicalizer=name_canonicalizer,
+            prediction_format=prediction_format, reference_format=reference_format, on_parse_error=on_parse_error,
+            tools=grammar if tools is None else tools, weights=weights,
+        ))
+        warn_unknown_weights(self._toolset, self.settings.weights)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ToolCallMetric:
+        """The metric of a :class:`~toolcall_f1.settings.Settings` (what the edges build).
+
+        Raises
+        ------
+        ValueError
+            For a malformed schema (naming the tool).
+
+        Warns
+        -----
+        ToolCallWarning
+            As the constructor does.
+
+        Examples
+        --------
+        >>> ToolCallMetric.from_settings(Settings(level="arg")).signature()
+        'level:arg|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
+        """
+        metric = cls.__new__(cls)
+        metric._setup(settings)
+        warn_unknown_weights(metric._toolset, settings.weights)
+        return metric
+
+    def _setup(self, settings: Settings) -> None:
+        """Keep ``settings`` and compile what every call uses: the canonicalizer, the tool set."""
+        self.settings = settings
         self._memo = Memo(_MEMO_SIZE)
-        self._toolset = compile_tools(self.tools, self.weights, self._name_fn, cache=self._memo)
-        warn_unknown_weights(self._toolset, self.weights)
+        self._canon = resolve_canonicalizer(settings.canonicalizer)
+        name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
+        self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memo (a new metric starts with an empty one)."""
@@ -157,25 +198,38 @@ class ToolCallMetric:
 
     # -- settings ------------------------------------------------------------------------
 
-    def _run(
-        self, tools: Any, weights: Any, reference_format: str | None, prediction_format: Any, *,
-        per_tool: bool = True, details: bool = True, warn: bool = False,
-    ) -> _Run:
-        """A call's settings over the constructor's, checked once. ``warn``: warn about weights
-        for undeclared tools, when the call's tools or weights make a new tool set."""
-        if prediction_format is not None:  # a response template's reader is compiled once, here
-            prediction_format = resolve_format(prediction_format, tuple(FORMATS), "prediction_format")
-        if reference_format is not None:
-            check_choice(reference_format, REFERENCE_FORMATS, "reference_format")
-        all_weights = self.weights if weights is None else {**self.weights, **validate_weights(weights)}
-        all_tools = self.tools if tools is None else merge_plain_tools(self.tools, plain_json(tools))
-        toolset = self._toolset
-        if all_tools is not self.tools or all_weights is not self.weights:
-            toolset = compile_tools(all_tools, all_weights, self._name_fn, cache=self._memo)  # the same content's
-            if warn and toolset is not self._toolset:
-                warn_unknown_weights(toolset, all_weights)
-        return _Run(all_tools, all_weights, toolset, reference_format or self.reference_format,
-                    prediction_format or self.prediction_format, per_tool, details)
+    def _run(self, overrides: Mapping[str, Any], *, per_tool: bool = True, details: bool = True,
+             warn: bool = False) -> _Run:
+        """A call's settings: the metric's, changed by the ``overrides`` that are not None
+        (``tools`` and ``weights`` laid over the metric's by name), with their tool set;
+        remembered by the overrides' content. ``warn``: warn about weights for undeclared
+        tools when the call's settings make a new tool set."""
+        given = {k: v for k, v in overrides.items() if v is not None}
+        if not given:
+            return _Run(self.settings, self._toolset, self._canon, per_tool, details)
+        slot = _overrides_slot(given)
+        hit = None if slot is None else self._memo.get(slot)
+        if hit is None:
+            hit = self._changed(given)
+            if slot is not None:
+                self._memo.put(slot, hit)
+        settings, toolset, canon = hit
+        if warn and toolset is not self._toolset:
+            warn_unknown_weights(toolset, settings.weights)
+        return _Run(settings, toolset, canon, per_tool, details)
+
+    def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer]:
+        """(the changed settings, their tool set, their canonicalizer) for :meth:`_run`."""
+        settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights")})
+        layered = {}
+        if "weights" in given:
+            layered["weights"] = {**settings.weights, **validate_weights(given["weights"])}
+        if "tools" in given:
+            layered["tools"] = merge_plain_tools(settings.tools, plain_json(given["tools"]))
+        settings = settings.replace(**layered) if layered else settings
+        name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
+        toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)  # the same content's
+        return settings, toolset, resolve_canonicalizer(settings.canonicalizer)
 
     def signature(
         self,
@@ -186,29 +240,17 @@ class ToolCallMetric:
         reference_format: str | None = None,
         example_tools_digests: Iterable[str] = (),
     ) -> str:
-        """A short string naming every setting that changes the number (sacrebleu-style).
+        """A short string naming every setting that changes the number (sacrebleu-style):
+        :meth:`Settings.signature <toolcall_f1.settings.Settings.signature>` of the call's settings.
 
         Examples
         --------
         >>> ToolCallMetric().signature()
         'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
-        run = self._run(tools, weights, reference_format, prediction_format)
-        return self._signature(run, example_tools_digests)
-
-    def _signature(self, run: _Run, example_tools_digests: Iterable[str]) -> str:
-        digests = sorted({d for d in example_tools_digests if d})
-        has_weights = bool(run.tools or run.weights or digests)
-        return "|".join([
-            f"level:{self.level}",
-            f"match:{self.matching}",
-            f"canon:{canonicalizer_name(self.canonicalizer)}",
-            f"names:{name_canonicalizer_name(self.name_canonicalizer)}",
-            f"pred:{run.prediction_format}",
-            f"ref:{run.reference_format}",
-            f"w:{_digest([run.tools, run.weights, digests]) if has_weights else 'none'}",
-            f"v:{VERSION}",
-        ])
+        run = self._run(dict(tools=tools, weights=weights, prediction_format=prediction_format,
+                             reference_format=reference_format))
+        return run.settings.signature(example_tools_digests)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -241,7 +283,8 @@ class ToolCallMetric:
         ...
         toolcall_f1.calls.ToolCallParseError: references[3]: python: unbalanced brackets (in '[f(')
         """
-        golds, toolset, _ = self._read_reference(reference, index, self._run(tools, weights, reference_format, None))
+        run = self._run(dict(reference_format=reference_format, tools=tools, weights=weights))
+        golds, toolset, _ = self._read_reference(reference, index, run)
         return list(golds), toolset
 
     def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
@@ -251,7 +294,7 @@ class ToolCallMetric:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")
         key = content_key(reference, _MEMO_MAX_BYTES)
-        slot = ("reference", key, run.reference_format, run.toolset)  # a ToolSet hashes by identity
+        slot = ("reference", key, run.settings.reference_format, run.toolset)  # a ToolSet hashes by identity
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
@@ -259,7 +302,8 @@ class ToolCallMetric:
         toolset, digest = run.toolset, ""
         if raw_tools is not None:
             toolset, digest = self._example_toolset(raw_tools, index, run)
-        golds = self._read_gold(calls if key is not None else plain_json(calls), run.reference_format, index, toolset)
+        golds = self._read_gold(calls if key is not None else plain_json(calls), run.settings.reference_format, index,
+                                toolset)
         if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
@@ -280,11 +324,12 @@ class ToolCallMetric:
             if not isinstance(raw_tools, list):
                 raise ValueError("'tools' must be a list of function schemas")
             example_tools = merge_plain_tools(raw_tools)
-            merged = merge_plain_tools(run.tools, example_tools)
-            toolset = compile_tools(merged, run.weights, self._name_fn) if example_tools else run.toolset
+            merged = merge_plain_tools(run.settings.tools, example_tools)
+            toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon) if example_tools
+                       else run.toolset)
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
-        digest = _digest(example_tools) if example_tools else ""
+        digest = content_digest(example_tools) if example_tools else ""
         if key is not None:
             self._memo.put(slot, (toolset, digest))
         return toolset, digest
@@ -298,7 +343,7 @@ class ToolCallMetric:
         except ToolCallParseError as err:
             raise err.located(_where(index), index) from None
 
-    def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None,
+    def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None, mode: str,
                          ) -> tuple[list[Call], str | None]:
         """A prediction → (calls, the parse error's message or None); with ``"raise"`` it raises.
         A :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that error."""
@@ -309,12 +354,12 @@ class ToolCallMetric:
                 raise prediction
             return read_any(prediction, fmt, _reader_context(toolset)), None
         except ToolCallParseError as err:
-            return [], self._unreadable(err, index)
+            return [], self._unreadable(err, index, mode)
 
-    def _unreadable(self, err: ToolCallParseError, index: int | None) -> str:
+    def _unreadable(self, err: ToolCallParseError, index: int | None, mode: str) -> str:
         """The message of a prediction's parse error, counted; with ``"raise"`` it is raised."""
         located = err.located("predictions" if index is None else f"predictions[{index}]", index)
-        if self.on_parse_error == "raise":
+        if mode == "raise":
             raise located from None
         return str(located)
 
@@ -382,41 +427,107 @@ class ToolCallMetric:
         ...
         ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
         """
-        run = self._run(tools, weights, reference_format, prediction_format, per_tool=details, details=details)
+        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+                             prediction_format=prediction_format), per_tool=details, details=details)
         return self._score(pred, gold, index, run)
 
     def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
         golds, toolset, digest = self._read_reference(gold, index, run)
-        preds, error = self._read_prediction(pred, toolset, run.prediction_format, index)
+        mode = run.settings.on_parse_error
+        preds, error = self._read_prediction(pred, toolset, run.settings.prediction_format, index, mode)
         try:
             return self._count(preds, golds, toolset, error, digest, run)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
-            return self._count([], golds, toolset, self._unreadable(err, index), digest, run)
+            return self._count([], golds, toolset, self._unreadable(err, index, mode), digest, run)
 
     def _count(self, preds: list[Call], golds: list[GoldCall], toolset: ToolSet, error: str | None, digest: str,
                run: _Run) -> Score:
         return count_example(
-            preds, golds, toolset, level=self.level, matching=self.matching, canon=self._canon,
-            fill_defaults=run.reference_format != "bfcl", parse_error=error, tools_digest=digest,
+            preds, golds, toolset, level=run.settings.level, matching=run.settings.matching, canon=run.canon,
+            fill_defaults=run.settings.reference_format != "bfcl", parse_error=error, tools_digest=digest,
             per_tool_counts=run.per_tool, details=run.details,
         )
 
-    def _scores(self, predictions: Sequence[Any], references: Sequence[Any], run: _Run, progress: bool,
-                ) -> Iterator[Score]:
-        """The one corpus loop: every example's :class:`Score`, in order."""
-        predictions, references = _corpus(predictions, "predictions"), _corpus(references, "references")
-        if len(predictions) != len(references):
-            raise ValueError(
-                f"predictions and references differ in length: {len(predictions)} vs {len(references)}"
-            )
-        examples: Iterable[tuple[int, tuple[Any, Any]]] = enumerate(zip(predictions, references))
-        if progress:
-            from tqdm.auto import tqdm  # an optional dependency, needed only here
+    def scores(
+        self,
+        predictions: Iterable[Any],
+        references: Iterable[Any],
+        *,
+        on_error: Callable[[int, Exception], None] | None = None,
+        progress: bool = False,
+        details: bool = True,
+        per_tool: bool | None = None,
+        **settings_overrides: Any,
+    ) -> Iterator[Score]:
+        """Every example's :class:`Score`, in order, as it is scored: the one corpus loop
+        (``compute()`` folds it into a :class:`~toolcall_f1.counting.Tally`; the command line
+        streams files through it).
 
-            examples = tqdm(examples, total=len(predictions), desc="toolcall_f1", unit="ex")
-        for i, (pred, gold) in examples:
-            yield self._score(pred, gold, i, run)
+        Parameters
+        ----------
+        predictions, references
+            One entry per example. Sized sequences are checked to be of one length before
+            anything is scored; iterators are streamed (never held), one entry of each taken
+            per example (predictions first), their lengths checked when one runs out.
+        on_error
+            Called as ``on_error(index, error)`` when an example raises a ``ValueError`` or
+            ``TypeError`` — a reference that cannot be read or is missing, per-example tools
+            that are not schemas, and (with ``on_parse_error="raise"``) a prediction that
+            cannot be read (its ``error.where`` says ``predictions[i]``). Returning skips the
+            example (no score is yielded for it); raising stops the stream. Without it the
+            error is raised, as ``compute()`` raises it.
+        progress
+            Show a progress bar (tqdm) on stderr.
+        details, per_tool
+            As :meth:`__call__`'s ``details`` (default: with details); ``per_tool`` counts
+            per-tool rows (default: as ``details``).
+        **settings_overrides
+            Any :class:`~toolcall_f1.settings.Settings` field for these examples: ``tools``
+            and ``weights`` are laid over the metric's by tool name, the others replace its.
+
+        Returns
+        -------
+        Iterator[Score]
+            Settings are checked, and sized inputs' lengths, when it is made.
+
+        Raises
+        ------
+        ValueError
+            For lengths that differ or a bad setting (and as ``on_error`` says);
+            ``TypeError`` for one text or mapping given as a whole corpus, or an unknown setting.
+
+        Examples
+        --------
+        >>> m = ToolCallMetric()
+        >>> [s.exact for s in m.scores(["[f()]", "[g()]"], [[("f", {})], []])]
+        [True, False]
+        >>> bad = []
+        >>> [s.tp for s in m.scores(["[f()]", "[f()]"], ["[f(", "[f()]"], on_error=lambda i, e: bad.append((i, str(e))))]
+        [1.0]
+        >>> bad
+        [(0, "references[0]: python: unbalanced brackets (in '[f(')")]
+        >>> next(m.scores(["[f()]"], ["[f("]))
+        Traceback (most recent call last):
+        ...
+        toolcall_f1.calls.ToolCallParseError: references[0]: python: unbalanced brackets (in '[f(')
+        """
+        run = self._run(settings_overrides, per_tool=details if per_tool is None else per_tool, details=details,
+                        warn=True)
+        return self._each(_pairs(predictions, references, progress), run, on_error)
+
+    def _each(self, pairs: Iterable[tuple[Any, Any]], run: _Run,
+              on_error: Callable[[int, Exception], None] | None) -> Iterator[Score]:
+        """The one corpus loop: each example through :meth:`_score`, its errors to ``on_error``."""
+        for i, (pred, gold) in enumerate(pairs):
+            try:
+                score = self._score(pred, gold, i, run)
+            except (ValueError, TypeError) as err:
+                if on_error is None:
+                    raise
+                on_error(i, err)
+                continue
+            yield score
 
     def score_all(
         self,
@@ -429,7 +540,7 @@ class ToolCallMetric:
         prediction_format: Any = None,
         progress: bool = False,
     ) -> list[Score]:
-        """Every example's :class:`Score` (with details), as :meth:`__call__` gives it.
+        """Every example's :class:`Score` (with details): :meth:`scores` as a list.
 
         Raises
         ------
@@ -441,8 +552,8 @@ class ToolCallMetric:
         >>> [s.exact for s in ToolCallMetric().score_all(["[f()]", "[g()]"], [[("f", {})], []])]
         [True, False]
         """
-        run = self._run(tools, weights, reference_format, prediction_format, warn=True)
-        return list(self._scores(predictions, references, run, progress))
+        return list(self.scores(_sized(predictions), _sized(references), progress=progress, tools=tools,
+                                weights=weights, reference_format=reference_format, prediction_format=prediction_format))
 
     def compute(
         self,
@@ -457,8 +568,9 @@ class ToolCallMetric:
         return_details: bool = False,
         progress: bool = False,
     ) -> dict[str, Any]:
-        """Score a corpus: the dict of SPEC §8, from one pass that folds each example's score
-        into a :class:`~toolcall_f1.counting.Tally` and drops it (its details kept if asked).
+        """Score a corpus: the dict of SPEC §8, from one pass of the stream of :meth:`scores`
+        folded into a :class:`~toolcall_f1.counting.Tally`, each score dropped once added
+        (its details kept if asked).
 
         Parameters
         ----------
@@ -510,19 +622,19 @@ class ToolCallMetric:
         ...
         toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
         """
-        run = self._run(tools, weights, reference_format, prediction_format, per_tool=per_tool,
-                        details=return_details, warn=True)
+        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+                             prediction_format=prediction_format), per_tool=per_tool, details=return_details, warn=True)
         tally = Tally()
         details = []
-        for score in self._scores(predictions, references, run, progress):
+        for score in self._each(_pairs(_sized(predictions), _sized(references), progress), run, None):
             tally.add(score)
             if return_details:
                 details.append(score.to_dict())
-        out = tally.result(self._signature(run, tally.digests), per_tool)
+        out = tally.result(run.settings.signature(tally.digests), per_tool)
         n, errors = tally.num_examples, tally.num_parse_errors
         if mostly_unreadable(errors, n):
             warnings.warn(f"{errors} of {n} predictions could not be read (parse errors, scored as no calls): "
-                          f"is prediction_format={run.prediction_format!r} right?", ToolCallWarning, stacklevel=2)
+                          f"is prediction_format={run.settings.prediction_format!r} right?", ToolCallWarning, stacklevel=2)
         if return_details:
             out["details"] = details
         return out
@@ -542,6 +654,7 @@ class ToolCallMetric:
         0.6666666666666666
         """
         return float(summarize(scores, signature="")["f1"])
+
 
 
 def _where(index: int | None) -> str:
@@ -569,34 +682,64 @@ def _reader_context(toolset: ToolSet) -> Context:
     return ctx
 
 
-def _digest(obj: Any) -> str:
-    """Eight hex digits naming a JSON-like value (stable across runs and key order)."""
-    try:
-        text = json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)
-    except (TypeError, ValueError, RecursionError):
-        text = _bounded_text(obj)
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+def _sized(values: Any) -> Any:
+    """A corpus as a sized sequence: an iterator read into a list (``compute()`` checks the
+    lengths before it scores anything)."""
+    return values if isinstance(values, Sized) else list(values)
 
 
-def _bounded_text(obj: Any, depth: int = 0) -> str:
-    """A deterministic rendering of data too deep (or odd) for ``json.dumps``; cut below 200
-    levels, so such schemas differing only that deep share a digest."""
-    if depth > 200:
-        return "..."
-    if isinstance(obj, Mapping):
-        items = sorted((str(k), _bounded_text(v, depth + 1)) for k, v in obj.items())
-        return "{" + ",".join(f"{k!r}:{v}" for k, v in items) + "}"
-    if isinstance(obj, (list, tuple)):
-        return "[" + ",".join(_bounded_text(v, depth + 1) for v in obj) + "]"
-    return repr(obj)
+def _pairs(predictions: Iterable[Any], references: Iterable[Any], progress: bool) -> Iterable[tuple[Any, Any]]:
+    """The (prediction, reference) pairs of a corpus: one text or one mapping (a single
+    example passed alone) is refused by name; sized inputs must be of one length."""
+    for values, name in ((predictions, "predictions"), (references, "references")):
+        if isinstance(values, (str, bytes, Mapping)):
+            raise TypeError(
+                f"{name}: expected a list with one entry per example, got a single {type(values).__name__}; "
+                f"wrap one example in a list ([...]) or score it with metric(prediction, reference)"
+            )
+    total = None
+    if isinstance(predictions, Sized) and isinstance(references, Sized):
+        total = len(predictions)
+        if total != len(references):
+            raise ValueError(f"predictions and references differ in length: {total} vs {len(references)}")
+        pairs: Iterable[tuple[Any, Any]] = zip(predictions, references)
+    else:
+        pairs = _zip_checked(iter(predictions), iter(references))
+    if progress:
+        from tqdm.auto import tqdm  # an optional dependency, needed only here
+
+        pairs = tqdm(pairs, total=total, desc="toolcall_f1", unit="ex")
+    return pairs
 
 
-def _corpus(values: Any, name: str) -> Sequence[Any]:
-    """``predictions`` / ``references`` as a sized sequence of examples: an iterator is read
-    into a list; one text or one mapping (a single example passed alone) is refused by name."""
-    if isinstance(values, (str, bytes, Mapping)):
-        raise TypeError(
-            f"{name}: expected a list with one entry per example, got a single {type(values).__name__}; "
-            f"wrap one example in a list ([...]) or score it with metric(prediction, reference)"
-        )
-    return values if isinstance(values, Sized) else list(values)  # type: ignore[return-value]
+def _zip_checked(predictions: Iterator[Any], references: Iterator[Any]) -> Iterator[tuple[Any, Any]]:
+    """Streamed pairs, a prediction taken before its reference; when one side runs out
+    first, the rest of the other is counted for the error."""
+    n = 0
+    for pred in predictions:
+        gold = next(references, _END)
+        if gold is _END:
+            raise ValueError(f"predictions and references differ in length: {n + 1 + sum(1 for _ in predictions)} vs {n}")
+        yield pred, gold
+        n += 1
+    rest = sum(1 for _ in references)
+    if rest:
+        raise ValueError(f"predictions and references differ in length: {n} vs {n + rest}")
+
+
+_END = object()
+
+
+def _overrides_slot(given: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The memo slot of a call's overrides: each by its content (an object that is not
+    plain data, such as a callable or a template reader, by identity: the changed settings
+    remembered there hold it); None when one cannot be keyed."""
+    parts = []
+    for name, value in given.items():
+        key: Any = content_key(value, _MEMO_MAX_BYTES)
+        if key is None:
+            if not (callable(value) or isinstance(value, TemplateReader)):
+                return None
+            key = ("object", id(value))
+        parts.append((name, key))
+    return ("settings", *parts)

@@ -20,9 +20,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from . import Score, ToolCallMetric
+from . import Score, Settings, ToolCallMetric
 from .cli import loads_strict
 from .memo import content_key
+from .settings import keyword_error
 from .values import is_plain_json
 
 __all__ = ["SCORES", "ToolCallReward"]
@@ -77,9 +78,9 @@ class ToolCallReward:
         The reward's ``__name__``, under which TRL logs it (``rewards/<name>/mean``).
         Default ``"toolcall_<level>_<score>"``.
     **metric_settings
-        Passed to :class:`~toolcall_f1.ToolCallMetric`: ``tools``, ``weights``,
-        ``canonicalizer``, ``matching``, ``name_canonicalizer``, ``prediction_format``,
-        ``reference_format``.
+        The other fields of :class:`~toolcall_f1.Settings`, the metric's settings: ``tools``,
+        ``weights``, ``canonicalizer``, ``matching``, ``name_canonicalizer``,
+        ``prediction_format``, ``reference_format``.
 
     Rules, per completion: a completion that cannot be read earns ``parse_error_reward``;
     otherwise its score at ``level`` (nothing expected and nothing called earns 1.0; calling
@@ -101,6 +102,8 @@ class ToolCallReward:
     ValueError
         For an unknown ``score`` or metric setting, a non-finite ``parse_error_reward``, or
         ``on_parse_error`` (a reward counts parse errors; it never raises on them).
+    TypeError
+        For a keyword that is no setting (naming the nearest one).
 
     Examples
     --------
@@ -137,6 +140,9 @@ class ToolCallReward:
             raise ValueError(
                 f"score: unknown value {score!r}; expected one of " + ", ".join(repr(s) for s in SCORES)
             )
+        for key in metric_settings:
+            if key not in Settings.names():
+                raise keyword_error("ToolCallReward()", key, Settings.names())
         if "on_parse_error" in metric_settings:
             raise ValueError(
                 "on_parse_error: not a reward setting; a completion that cannot be read earns "
@@ -154,7 +160,7 @@ class ToolCallReward:
         self.tools_column = tools_column
         self.parse_error_reward = float(parse_error_reward)
         self.metric_settings = dict(metric_settings)
-        self.metric = ToolCallMetric(level, **metric_settings)
+        self.metric = ToolCallMetric.from_settings(Settings(level=level, **metric_settings))
         self.__name__ = name if name is not None else f"toolcall_{level}_{score}"
 
     # -- pickling: the settings, not the compiled metric ----------------------------------
@@ -345,7 +351,7 @@ class ToolCallReward:
         schemas = _read_tools(value, where)
         if schemas:
             try:  # a malformed schema: name the column and row, not only the tool
-                ToolCallMetric(tools=schemas)
+                ToolCallMetric.from_settings(Settings(tools=schemas))
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
         if key is not None:

@@ -11,13 +11,14 @@ added and read back as the very input the core would be given (:mod:`toolcall_f1
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import datasets
 import evaluate
 
 import toolcall_f1
+import toolcall_f1.settings
 from toolcall_f1 import stored
 
 _CITATION = """\
@@ -64,6 +65,7 @@ Args:
     per_tool: also return per-tool tp/fp/fn/precision/recall/f1.
     return_details: also return per-example counts, pairs and argument verdicts.
     progress: a progress bar on stderr (default: only for 50,000 examples or more).
+    Any other keyword is a TypeError naming the nearest valid one (``per_tools`` → ``per_tool``).
 Returns:
     f1, precision, recall: micro-averaged over the corpus (weighted counts summed, then divided).
     exact_match: fraction of examples whose calls all match exactly (BFCL's accuracy).
@@ -73,6 +75,7 @@ Raises:
     ValueError: nothing was added (a corpus of zero examples has no score), an unreadable
         reference (naming it: ``references[3]: ...``), or a bad setting;
         ``toolcall_f1.ToolCallParseError`` for a prediction with ``on_parse_error="raise"``.
+    TypeError: a keyword that is no option.
 Examples:
     >>> import toolcall_f1
     >>> metric = toolcall_f1.load()
@@ -82,6 +85,10 @@ Examples:
     ...                  {"name": "answer", "arguments": {"a": "meow"}}]])
     >>> results["f1"], results["tp"], results["fp"], results["fn"]
     (0.5, 1.0, 1.0, 1.0)
+    >>> metric.compute(predictions=["[f()]"], references=[[("f", {})]], per_tools=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: compute() got an unexpected keyword argument 'per_tools'; did you mean 'per_tool'?
 """
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -120,30 +127,19 @@ class ToolcallF1(evaluate.Metric):
             self.add_batch(predictions=[], references=[])
         return super().compute(predictions=predictions, references=references, **kwargs)
 
-    def _compute(
-        self,
-        predictions: Sequence[str],
-        references: Sequence[str],
-        level: str | None = None,
-        matching: str = "greedy",
-        canonicalizer: Any = None,
-        name_canonicalizer: Any = None,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        weights: Mapping[str, Any] | None = None,
-        prediction_format: Any = "auto",
-        reference_format: str = "auto",
-        on_parse_error: str = "count",
-        per_tool: bool = False,
-        return_details: bool = False,
-        progress: bool | None = None,
-    ) -> dict[str, Any]:
-        scorer = toolcall_f1.ToolCallMetric(
-            level or ("call" if self.config_name == "default" else self.config_name),
-            canonicalizer=canonicalizer, name_canonicalizer=name_canonicalizer, tools=tools,
-            weights=weights, matching=matching, prediction_format=prediction_format,
-            reference_format=reference_format, on_parse_error=on_parse_error,
-        )
-        return scorer.compute(
-            stored.StoredInputs(predictions), stored.StoredInputs(references), per_tool=per_tool, return_details=return_details,
-            progress=len(predictions) >= 50_000 if progress is None else progress,
+    def _compute(self, predictions: Sequence[str], references: Sequence[str], **options: Any) -> dict[str, Any]:
+        """Score the stored inputs: ``options`` are the fields of ``toolcall_f1.Settings``
+        (``level`` defaults to the config name) and its output options; a misspelled keyword
+        is a TypeError naming the nearest valid one."""
+        valid = toolcall_f1.Settings.names() + toolcall_f1.settings.OUTPUT_OPTIONS
+        for key in options:
+            if key not in valid:
+                raise toolcall_f1.settings.keyword_error("compute()", key, valid)
+        if options.get("level") is None:
+            options["level"] = "call" if self.config_name == "default" else self.config_name
+        settings = toolcall_f1.Settings(**{k: options.pop(k) for k in toolcall_f1.Settings.names() if k in options})
+        progress = options.pop("progress", None)
+        return toolcall_f1.ToolCallMetric.from_settings(settings).compute(
+            stored.StoredInputs(predictions), stored.StoredInputs(references),
+            progress=len(predictions) >= 50_000 if progress is None else progress, **options,
         )

@@ -44,14 +44,14 @@ encoder-decoder's does not:
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import ToolCallMetric, ToolCallWarning, load
+from . import Settings, ToolCallMetric, ToolCallWarning, load
+from .settings import OUTPUT_OPTIONS
 from .templates import TemplateReader
 
 __all__ = ["COMPUTE_OPTIONS", "STRIP_MODES", "ToolCallComputeMetrics", "loggable", "make_compute_metrics", "token_rows"]
@@ -73,19 +73,12 @@ IGNORE_INDEX = -100
 
 
 
-def _parameters(function: Any, *skip: str) -> tuple[str, ...]:
-    return tuple(p for p in inspect.signature(function).parameters if p not in skip)
-
-
-# The metric's compute options, from one source: the core's signatures. The evaluate module's
-# ``_compute`` takes exactly these (a test holds them equal). ``grammar`` is the seed's old
-# name for ``tools``.
-#: Options that configure :class:`~toolcall_f1.ToolCallMetric` (its constructor).
-SETUP_OPTIONS = _parameters(ToolCallMetric.__init__, "self", "grammar")
-#: Options of :meth:`ToolCallMetric.compute <toolcall_f1.ToolCallMetric.compute>`.
-CORE_COMPUTE_OPTIONS = _parameters(ToolCallMetric.compute, "self", "predictions", "references")
-#: Every option ``make_compute_metrics`` (and the evaluate module's ``compute``) accepts.
-COMPUTE_OPTIONS = SETUP_OPTIONS + tuple(k for k in CORE_COMPUTE_OPTIONS if k not in SETUP_OPTIONS)
+#: Every option ``make_compute_metrics`` (and the evaluate module's ``compute``) accepts: the
+#: :class:`~toolcall_f1.Settings` fields, then the output options.
+COMPUTE_OPTIONS = Settings.names() + OUTPUT_OPTIONS
+#: The options :meth:`ToolCallMetric.compute <toolcall_f1.ToolCallMetric.compute>` takes (a
+#: metric passed as ``metric=`` fixes the others).
+CORE_COMPUTE_OPTIONS = Settings.names(per_call=True) + OUTPUT_OPTIONS
 
 #: Per-tool scores flattened into the logged dict as ``per_tool/<name>/<stat>``.
 PER_TOOL_STATS = ("precision", "recall", "f1")
@@ -119,7 +112,7 @@ class ToolCallComputeMetrics:
         label_shift: int = 0,
         metric: Any = None,
         decode_kwargs: Mapping[str, Any] | None = None,
-        compute_kwargs: Mapping[str, Any] | None = None,
+        **compute_kwargs: Any,
     ) -> None:
         if not hasattr(tokenizer, "batch_decode"):
             raise TypeError(
@@ -138,7 +131,7 @@ class ToolCallComputeMetrics:
             raise ValueError("label_shift is only used with strip_prompt='labels'")
         self.label_shift = label_shift
         self.decode_kwargs = {"skip_special_tokens": True, **dict(decode_kwargs or {})}
-        self.compute_kwargs = dict(compute_kwargs or {})
+        self.compute_kwargs = compute_kwargs
         # The model's own response template reads its markers, so predictions keep special tokens.
         self._pred_decode_kwargs = self.decode_kwargs
         if _use_response_template(tokenizer, metric, self.compute_kwargs) and "skip_special_tokens" not in (
@@ -331,21 +324,12 @@ class ToolCallComputeMetrics:
         return dict(result)
 
 
-def make_compute_metrics(
-    tokenizer: Any,
-    *,
-    references: Sequence[Any] | None = None,
-    prompt_lengths: Sequence[int] | None = None,
-    strip_prompt: str | bool = "auto",
-    response_marker: str | None = None,
-    label_shift: int = 0,
-    metric: Any = None,
-    decode_kwargs: Mapping[str, Any] | None = None,
-    **compute_kwargs: Any,
-) -> ToolCallComputeMetrics:
+def make_compute_metrics(tokenizer: Any, **options: Any) -> ToolCallComputeMetrics:
     """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` scoring the generated tool calls.
 
-    The returned callable takes ``(eval_pred, compute_result=True)``. It turns each
+    The :class:`ToolCallComputeMetrics` made from ``tokenizer`` and ``options`` (the
+    parameters below: its own, then the metric's compute options, checked in one place). It
+    takes ``(eval_pred, compute_result=True)``. It turns each
     prediction row into text — a tuple output is reduced to its first element; numpy
     arrays, torch tensors, lists of rows and lists of per-batch arrays
     (``eval_do_concat_batches=False``) are accepted; logits (3-D) become their argmax; the
@@ -386,11 +370,10 @@ def make_compute_metrics(
     decode_kwargs
         Passed to ``batch_decode``; ``skip_special_tokens=True`` unless overridden (for
         predictions read with a response template: ``False`` unless overridden).
-    **compute_kwargs
-        The metric's compute options: ``level``, ``matching``, ``canonicalizer``,
-        ``name_canonicalizer``, ``tools``, ``weights``, ``prediction_format``,
-        ``reference_format``, ``on_parse_error``, ``per_tool``, ``return_details``,
-        ``progress``. Checked now, so a typo fails before training starts.
+    level, matching, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, per_tool, return_details, progress
+        The metric's compute options (:data:`COMPUTE_OPTIONS`: the fields of
+        :class:`~toolcall_f1.Settings`, then its output options). Checked now, as one
+        ``Settings``, so a typo fails before training starts.
 
     Returns
     -------
@@ -440,17 +423,7 @@ def make_compute_metrics(
     ...
     TypeError: make_compute_metrics: unknown compute option 'levle'; expected one of 'level', ...
     """
-    return ToolCallComputeMetrics(
-        tokenizer,
-        references=references,
-        prompt_lengths=prompt_lengths,
-        strip_prompt=strip_prompt,
-        response_marker=response_marker,
-        label_shift=label_shift,
-        metric=metric,
-        decode_kwargs=decode_kwargs,
-        compute_kwargs=compute_kwargs,
-    )
+    return ToolCallComputeMetrics(tokenizer, **options)
 
 
 def loggable(result: Mapping[str, Any]) -> dict[str, float]:
@@ -703,9 +676,8 @@ def _resolve_metric(metric: Any, kwargs: dict[str, Any]) -> tuple[Any, bool]:
                     "its compute() does not take it"
                 )
         return metric, True
-    # Fail now, not after an epoch: the settings ToolCallMetric validates.
-    setup = {k: kwargs[k] for k in SETUP_OPTIONS if k in kwargs and kwargs[k] is not None}
-    ToolCallMetric(**setup)
+    # Fail now, not after an epoch: the settings, and the tool set they compile to.
+    ToolCallMetric.from_settings(Settings(**{k: v for k, v in kwargs.items() if k in Settings.names() and v is not None}))
     if metric is None:
         return load(keep_in_memory=True), False
     if not (hasattr(metric, "add_batch") and hasattr(metric, "compute")):

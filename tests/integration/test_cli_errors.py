@@ -286,9 +286,10 @@ def test_python_warnings_from_the_scorer_go_to_stderr_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     class Warning_(ToolCallMetric):
-        def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            warnings.warn("weights: tool 'nope' is not among the tool schemas", UserWarning, stacklevel=1)
-            return super().__call__(*args, **kwargs)
+        def scores(self, *args: Any, **kwargs: Any) -> Any:  # the CLI's stream: a warning per example
+            for score in super().scores(*args, **kwargs):
+                warnings.warn("weights: tool 'nope' is not among the tool schemas", UserWarning, stacklevel=1)
+                yield score
 
     monkeypatch.setattr(cli, "ToolCallMetric", Warning_)
     inp = write_jsonl(tmp_path / "in.jsonl", [GOOD, GOOD, GOOD])
@@ -319,7 +320,7 @@ def test_an_unexpected_error_is_exit_2_not_the_fail_under_code(
     def broken(self: Any, *args: Any, **kwargs: Any) -> Any:
         raise KeyError("cache")
 
-    monkeypatch.setattr(ToolCallMetric, "__call__", broken)
+    monkeypatch.setattr(ToolCallMetric, "scores", broken)  # the stream the CLI scores through
     rc, out, err = score(capsys, "--input", str(TRACES), "--fail-under", "0.5")
     assert (rc, out) == (2, "")
     assert err.startswith("toolcall-f1: error: unexpected KeyError: 'cache' (a bug in toolcall-f1")

@@ -329,3 +329,14 @@ def test_a_damaged_stored_input_is_an_error_saying_so() -> None:
     for text in ("not json", good[:-3], '{"__toolcall_f1__": "nope"}', '{"__toolcall_f1__": "anyof", "values": []}'):
         with pytest.raises(ValueError, match="a stored toolcall_f1 input could not be read back"):
             stored.loads(text)
+
+
+def test_a_misspelled_keyword_names_the_nearest_valid_one() -> None:
+    """Issue 26 item 18: evaluate's bare TypeError named no option; the adapter names the
+    unknown keyword and the nearest valid one (or lists them when none is near)."""
+    metric = toolcall_f1.load()
+    with pytest.raises(TypeError, match=r"^compute\(\) got an unexpected keyword argument 'per_tools'; "
+                                        r"did you mean 'per_tool'\?$"):
+        metric.compute(predictions=["[f()]"], references=[[("f", {})]], per_tools=True)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'zzz'; expected one of 'level', 'matching'"):
+        metric.compute(predictions=["[f()]"], references=[[("f", {})]], zzz=1)

@@ -399,15 +399,28 @@ def test_core_metric_and_evaluate_module_agree(tok: Any, metric_module: Any) -> 
 
 def test_compute_options_are_the_evaluate_modules_compute_keywords() -> None:
     """One vocabulary: make_compute_metrics takes exactly what the evaluate module's compute
-    takes (both from the core's signatures)."""
+    takes (both from the Settings table), and the core's signatures agree with the table."""
     import inspect
 
-    from toolcall_f1 import toolcall_f1 as adapter
+    from toolcall_f1 import Settings
+    from toolcall_f1.settings import OUTPUT_OPTIONS
 
-    params = inspect.signature(adapter.ToolcallF1._compute).parameters
-    assert sorted(p for p in params if p not in ("self", "predictions", "references")) == sorted(COMPUTE_OPTIONS)
+    assert COMPUTE_OPTIONS == Settings.names() + OUTPUT_OPTIONS
     core = set(inspect.signature(ToolCallMetric.__init__).parameters) | set(inspect.signature(ToolCallMetric.compute).parameters)
     assert set(COMPUTE_OPTIONS) == core - {"self", "predictions", "references", "grammar"}
+    module = toolcall_f1.load(keep_in_memory=True)
+    defaults = make_defaults()
+    assert sorted(defaults) == sorted(COMPUTE_OPTIONS)
+    assert module.compute(predictions=["[f()]"], references=["[f()]"], **defaults)["f1"] == 1.0
+    with pytest.raises(TypeError, match="unexpected keyword argument 'levl'; did you mean 'level'"):
+        module.compute(predictions=["[f()]"], references=["[f()]"], levl="arg")
+
+
+def make_defaults() -> dict[str, Any]:
+    """Every compute option at its default."""
+    return {"level": "call", "matching": "greedy", "canonicalizer": None, "name_canonicalizer": None,
+            "prediction_format": "auto", "reference_format": "auto", "on_parse_error": "count", "tools": None,
+            "weights": None, "per_tool": False, "return_details": False, "progress": False}
 
 
 def _numpy_references() -> list[Any]:
