@@ -180,7 +180,11 @@ def count_example(
         preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
         details=details,
     )
-    rows = _row_fields(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level)
+    rows = (  # each pair's fields, then each unmatched call's: _fields one row at a time, in its order
+        *(tuple(_fields(preds, golds, toolset, (pair,), (), (), level)) for pair in pairs),
+        *(tuple(_fields(preds, golds, toolset, (), (i,), (), level)) for i in unmatched_pred),
+        *(tuple(_fields(preds, golds, toolset, (), (), (j,), level)) for j in unmatched_gold),
+    )
     fields = [f for row in rows for f in row]
     tp, fp, fn = example_sums(fields)
     undeclared = _hallucinations(preds, toolset)
@@ -194,19 +198,6 @@ def count_example(
         hallucinated_args=sum(len(args) for _, args in undeclared),
         per_tool=_per_tool(fields, toolset) if per_tool_counts else {},
         tools_digest=tools_digest, row_fields=rows, undeclared=undeclared,
-    )
-
-
-def _row_fields(
-    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, pairs: Sequence[tuple[int, int, PairResult]],
-    unmatched_pred: Sequence[int], unmatched_gold: Sequence[int], level: str,
-) -> tuple[tuple[tuple[str, float, str], ...], ...]:
-    """:func:`_fields` one row at a time: each pair's, then each unmatched prediction's and
-    each unmatched gold call's fields, in the order :func:`_fields` yields them all."""
-    return (
-        *(tuple(_fields(preds, golds, toolset, (pair,), (), (), level)) for pair in pairs),
-        *(tuple(_fields(preds, golds, toolset, (), (i,), (), level)) for i in unmatched_pred),
-        *(tuple(_fields(preds, golds, toolset, (), (), (j,), level)) for j in unmatched_gold),
     )
 
 
