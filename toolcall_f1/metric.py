@@ -221,7 +221,7 @@ class ToolCallMetric:
     def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer]:
         """(the changed settings, their tool set, their canonicalizer) for :meth:`_run`."""
         settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights")})
-        layered = {}
+        layered: dict[str, Any] = {}
         if "weights" in given:
             layered["weights"] = {**settings.weights, **validate_weights(given["weights"])}
         if "tools" in given:
