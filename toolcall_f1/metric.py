@@ -29,11 +29,8 @@ from .settings import digest as content_digest
 from .templates import TemplateReader
 from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
-__all__ = ["VERSION", "REFERENCE_FORMATS", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
+__all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
 
-#: The reference formats, as :meth:`Settings.allowed <toolcall_f1.settings.Settings.allowed>` gives them
-#: (kept for app.py until it reads them from there).
-REFERENCE_FORMATS = Settings.allowed("reference_format")
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
 PARSE_ERROR_WARNING_MIN = 10

@@ -26,7 +26,7 @@ class Score:
     """One example's result: weighted counts, its exact flag, and what was matched.
 
     ``pairs`` holds ``(pred_index, gold_index, PairResult)``; ``preds`` and ``golds`` are
-    the calls read from the example.
+    the calls read from the example; ``row_fields`` what each pair and unmatched call counted.
     """
 
     tp: float
@@ -43,6 +43,12 @@ class Score:
     hallucinated_args: int = 0
     per_tool: Mapping[str, Counts] = field(default_factory=dict)
     tools_digest: str = ""
+    #: Each pair's fields, then each unmatched prediction's, then each unmatched gold call's:
+    #: ``(verdict, weight, tool name)`` as the counts summed them (SPEC §7).
+    row_fields: tuple[tuple[tuple[str, float, str], ...], ...] = field(default=(), repr=False)
+    #: Per predicted call: is its tool undeclared, and which arguments of a declared tool are
+    #: (empty without schemas).
+    undeclared: tuple[tuple[bool, tuple[str, ...]], ...] = field(default=(), repr=False)
 
     @property
     def counts(self) -> Counts:
@@ -60,8 +66,39 @@ class Score:
     def f1(self) -> float:
         return prf(self.tp, self.fp, self.fn)[2]
 
+    def row_counts(self) -> tuple[Counts, ...]:
+        """What each pair, then each unmatched prediction, then each unmatched gold call adds to
+        the example's counts: the fields of :attr:`row_fields`, summed exactly (SPEC §7).
+
+        Their :meth:`Counts.total <toolcall_f1.counting.Counts.total>` reads out this score's
+        ``tp``, ``fp`` and ``fn`` to the last digit.
+
+        Examples
+        --------
+        >>> from toolcall_f1 import ToolCallMetric
+        >>> s = ToolCallMetric("arg")("[f(x=1, y=2), g()]", [("f", {"x": 1, "y": 3})])
+        >>> s.row_counts()
+        (Counts(tp=2.0, fp=1.0, fn=1.0), Counts(tp=0.0, fp=1.0, fn=0.0))
+        >>> Counts.total(s.row_counts()) == s.counts
+        True
+        """
+        return tuple(Counts.total(Counts(*example_sums((f,))) for f in row) for row in self.row_fields)
+
     def to_dict(self) -> dict[str, Any]:
-        """Per-example details: counts, exact flag, pairs with each argument's verdict."""
+        """Per-example details: counts, exact flag, pairs with each argument's verdict, and
+        unmatched calls; each pair and unmatched call also says what it adds to the counts
+        (``adds``, :meth:`row_counts`) with its tool's ``weight``, and each predicted call
+        whether its tool (``hallucinated_tool``) or which of its arguments
+        (``hallucinated_args``) the schemas do not declare.
+
+        Examples
+        --------
+        >>> from toolcall_f1 import ToolCallMetric
+        >>> d = ToolCallMetric()("[f(x=2), g()]", [("f", {"x": 1})]).to_dict()
+        >>> d["pairs"][0]["adds"], d["unmatched_pred"][0]
+        ({'tp': 0.0, 'fp': 1.0, 'fn': 1.0}, {'name': 'g', 'arguments': {}, 'adds': {'tp': 0.0, 'fp': 1.0, 'fn': 0.0}, 'weight': 1.0, 'hallucinated_tool': False, 'hallucinated_args': []})
+        """
+        rows = iter(zip(self.row_fields, self.row_counts(), strict=True))
         return {
             **self.counts.as_dict(),
             "exact": self.exact,
@@ -72,14 +109,25 @@ class Score:
                     "gold": _gold_dict(self.golds[j]),
                     "exact": res.exact,
                     "arguments": [v.to_dict() for v in res.verdicts],
+                    **self._row(next(rows), i),
                 }
                 for i, j, res in self.pairs
             ],
-            "unmatched_pred": [self.preds[i].to_dict() for i in self.unmatched_pred],
-            "unmatched_gold": [_gold_dict(self.golds[j]) for j in self.unmatched_gold],
+            "unmatched_pred": [{**self.preds[i].to_dict(), **self._row(next(rows), i)} for i in self.unmatched_pred],
+            "unmatched_gold": [{**_gold_dict(self.golds[j]), **self._row(next(rows))} for j in self.unmatched_gold],
             "hallucinated_tools": self.hallucinated_tools,
             "hallucinated_args": self.hallucinated_args,
         }
+
+    def _row(self, row: tuple[tuple[tuple[str, float, str], ...], Counts], pred: int | None = None) -> dict[str, Any]:
+        """A row's ``adds`` and tool ``weight`` (its first field is its name's), and for a
+        predicted call its hallucination flags."""
+        fields, adds = row
+        out: dict[str, Any] = {"adds": {"tp": adds.tp, "fp": adds.fp, "fn": adds.fn}, "weight": fields[0][1]}
+        if pred is not None:
+            tool, args = self.undeclared[pred] if self.undeclared else (False, ())
+            out["hallucinated_tool"], out["hallucinated_args"] = tool, list(args)
+        return out
 
 
 def _gold_dict(gold: GoldCall) -> dict[str, Any]:
@@ -132,18 +180,24 @@ def count_example(
         preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
         details=details,
     )
-    fields = list(_fields(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level))
+    rows = (  # each pair's fields, then each unmatched call's: _fields one row at a time, in its order
+        *(tuple(_fields(preds, golds, toolset, (pair,), (), (), level)) for pair in pairs),
+        *(tuple(_fields(preds, golds, toolset, (), (i,), (), level)) for i in unmatched_pred),
+        *(tuple(_fields(preds, golds, toolset, (), (), (j,), level)) for j in unmatched_gold),
+    )
+    fields = [f for row in rows for f in row]
     tp, fp, fn = example_sums(fields)
-    hallucinated_tools, hallucinated_args = _hallucinations(preds, toolset)
+    undeclared = _hallucinations(preds, toolset)
     return Score(
         tp, fp, fn,
         exact=parse_error is None and not unmatched_pred and not unmatched_gold and all(r.exact for _, _, r in pairs),
         parse_error=parse_error,
         preds=tuple(preds), golds=tuple(golds), pairs=tuple(pairs),
         unmatched_pred=tuple(unmatched_pred), unmatched_gold=tuple(unmatched_gold),
-        hallucinated_tools=hallucinated_tools, hallucinated_args=hallucinated_args,
+        hallucinated_tools=sum(tool for tool, _ in undeclared),
+        hallucinated_args=sum(len(args) for _, args in undeclared),
         per_tool=_per_tool(fields, toolset) if per_tool_counts else {},
-        tools_digest=tools_digest,
+        tools_digest=tools_digest, row_fields=rows, undeclared=undeclared,
     )
 
 
@@ -196,17 +250,16 @@ def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dic
     return {name: Counts(*example_sums(row)) for name, row in rows.items()}
 
 
-def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[int, int]:
-    """Predicted calls to undeclared tools, and undeclared arguments of declared ones."""
-    h_tools = h_args = 0
-    if toolset.has_schema:
-        for call in preds:
-            declared = toolset.lookup(call.name)
-            if declared is None:
-                h_tools += 1
-            else:
-                h_args += sum(1 for k in call.arguments if k not in declared.params)
-    return h_tools, h_args
+def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[tuple[bool, tuple[str, ...]], ...]:
+    """Per predicted call: is its tool undeclared, and which arguments of a declared tool are
+    (``()`` without schemas)."""
+    if not toolset.has_schema:
+        return ()
+    out = []
+    for call in preds:
+        declared = toolset.lookup(call.name)
+        out.append((True, ()) if declared is None else (False, tuple(k for k in call.arguments if k not in declared.params)))
+    return tuple(out)
 
 
 def summarize(

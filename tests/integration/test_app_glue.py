@@ -2,7 +2,8 @@
 rendering of the metric's result, the reproduce snippets, and readable errors for bad input.
 
 The numbers asserted here are SPEC §9's worked examples (and hand counts for the presets);
-the app itself computes nothing, it only calls ``ToolCallMetric.compute``.
+the app itself computes nothing, it only calls ``ToolCallMetric.compute`` and shows its
+``details`` (each row's counts, weight and flags are the core's).
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ def test_row_counts_add_up_to_the_totals(key: str, level: str) -> None:
     values[3] = level
     view = app.run(*values)
     assert all(r.counts is not None for r in view.rows)
-    assert _sums(view.rows) == pytest.approx((view.result["tp"], view.result["fp"], view.result["fn"]))
+    assert _sums(view.rows) == (view.result["tp"], view.result["fp"], view.result["fn"])  # whole weights: exact
 
 
 def test_weighted_rows_show_the_weight_at_both_levels() -> None:
@@ -271,14 +272,29 @@ def test_hallucinations_are_flagged_per_row() -> None:
     assert run('[search(q="cats", page=2)]', '[search(q="cats")]').rows[0].flags == ()  # no schemas
 
 
-def test_rows_never_show_counts_the_metric_did_not_count() -> None:
-    """Per-example schemas (in a reference wrapper) weigh calls the page cannot see: the rows
-    then say so instead of showing a wrong number."""
+def test_rows_show_what_the_metric_counted_with_per_example_schemas() -> None:
+    """Per-example schemas (in a reference wrapper) weigh calls the page's boxes do not show:
+    the rows still show the metric's own counts and weights (they come from its details)."""
     ref = json.dumps({"calls": [{"name": "f", "arguments": {}}], "tools": [{"name": "f", "importance": 5}]})
     view = run("[g()]", ref)
     assert (view.result["fp"], view.result["fn"]) == (1.0, 5.0)
-    assert [r.counts for r in view.rows] == [None, None]
-    assert "see the example totals" in app.table_html(view.rows)
+    assert [(r.outcome, r.weight, r.counts) for r in view.rows] == [("extra", 1.0, (0, 1, 0)), ("missed", 5.0, (0, 0, 5))]
+    assert [r.flags for r in view.rows] == [("hallucinated tool",), ()]  # g is not among the example's tools
+    assert "FN +5" in app.table_html(view.rows) and "weight 5" in app.table_html(view.rows)
+
+
+@pytest.mark.parametrize("key", list(PRESET_EXPECTED))
+def test_rows_are_the_details_of_the_result(key: str) -> None:
+    """Every row's counts, weight and flags are the ones ``compute(return_details=True)`` gives."""
+    view = app.run(*app.PRESETS[key].inputs.values())
+    entries = [e for d in view.result["details"] for e in (*d["pairs"], *d["unmatched_pred"], *d["unmatched_gold"])]
+    shown = sorted((r.counts, r.weight, r.flags) for r in view.rows if r.outcome != "parse")
+    assert shown == sorted(
+        ((e["adds"]["tp"], e["adds"]["fp"], e["adds"]["fn"]), e["weight"],
+         ("hallucinated tool",) if e.get("hallucinated_tool") else
+         tuple(f"hallucinated argument {k}" for k in e.get("hallucinated_args", ())))
+        for e in entries
+    )
 
 
 # --------------------------------------------------------------------------- rendering

@@ -106,6 +106,7 @@ loaded = toolcall_f1.load()
 print(json.dumps({
     "package": toolcall_f1.__file__,
     "app_package": app.toolcall_f1.__file__,
+    "app_data": str(app.DATA), "presets": list(app.PRESETS),
     "local": local.compute(predictions=preds, references=refs)["f1"],
     "loaded": loaded.compute(predictions=preds, references=refs)["f1"],
 }))
@@ -113,6 +114,7 @@ print(json.dumps({
     out = _python(code, cwd=hub_copy, pythonpath=hub_copy, tmp_path=tmp_path)
     package = str(hub_copy / "toolcall_f1" / "__init__.py")
     assert out["package"] == package and out["app_package"] == package
+    assert out["app_data"] == str(hub_copy / "app_data") and out["presets"][0] == "mixed"  # read beside app.py
     assert out["local"] == out["loaded"] == 0.5
 
 
@@ -156,6 +158,16 @@ def _front_matter() -> dict[str, str]:
 def _requirements() -> list[str]:
     lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
     return [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+
+
+def test_the_space_pushes_the_files_the_app_reads() -> None:
+    """app.py reads its presets, labels, markup, help and style from ``app_data/`` beside it
+    (its ``DATA``): every file there must be pushed, and the app must name each one it reads."""
+    pushed = set(_pushed_files())
+    data = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "app_data").iterdir())
+    assert data and set(data) <= pushed, sorted(set(data) - pushed)
+    app_text = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert [name for name in data if f'"{name.removeprefix("app_data/")}"' not in app_text] == []
 
 
 def test_space_front_matter() -> None:
