@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import pickle
 import reprlib
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -27,6 +28,7 @@ __all__ = [
     "merge_tools",
     "merge_plain_tools",
     "validate_weights",
+    "SMALLEST_WEIGHT",
     "warn_unknown_weights",
     "type_ok",
     "type_check",
@@ -263,7 +265,26 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
         if override.get("weight") is not None:
             tool_weight = override["weight"]
         arg_weights.update(override.get("arguments") or {})
+    _check_products(name, tool_weight, arg_weights)
     return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights)
+
+
+#: The smallest normal float: a field weight below it (not 0) would be rounded to fewer bits.
+SMALLEST_WEIGHT = sys.float_info.min
+
+
+def _check_products(tool: str, tool_weight: float, arg_weights: Mapping[str, float]) -> None:
+    """Each field's weight — ``w_t``, and ``w_t·w_a`` as a float product — is 0 or at least
+    :data:`SMALLEST_WEIGHT` (SPEC §3); else a ValueError naming the tool (and argument): a
+    subnormal or underflowed product would silently change the ratio of the counts."""
+    if 0 < tool_weight < SMALLEST_WEIGHT:
+        raise ValueError(f"weights: tool {tool!r} has weight {tool_weight!r}, below the smallest normal float "
+                         f"({SMALLEST_WEIGHT!r}): use 0 or a larger weight (scale every weight up; only ratios matter)")
+    for arg, weight in arg_weights.items():
+        if tool_weight and weight and tool_weight * weight < SMALLEST_WEIGHT:  # (0 where it underflowed)
+            raise ValueError(f"weights: tool {tool!r} argument {arg!r}: its field weight {tool_weight!r} × {weight!r} "
+                             f"= {tool_weight * weight!r} is below the smallest normal float ({SMALLEST_WEIGHT!r}): "
+                             "use 0 or larger weights (scale every weight up; only ratios matter)")
 
 
 def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
