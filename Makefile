@@ -82,9 +82,10 @@ chromium:
 
 install-test: $(STAMP)/install-test chromium
 
-# pytest's exit code 5 (no tests collected) is a failure, never a silent success.
+# pytest's exit code 5 (no tests collected) is a failure, never a silent success; -rs prints why
+# each skipped test skipped (the full conformance file, chromium, ...).
 test: install-test
-	@$(PYTHON) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	@$(PYTHON) -m pytest -q -rs -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 bench: $(STAMP)/install-test
