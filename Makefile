@@ -9,12 +9,35 @@ STAMP := .make-stamps
 $(STAMP):
 	mkdir -p $(STAMP)
 
-# pip refuses to install into a distribution's own Python (PEP 668): say what to do instead.
+# Where `make run`/`make test` install: a virtual environment, or a conda environment other than
+# base, is used as it is (and named). A distribution's own Python refuses installs (PEP 668): say
+# what to do instead. Any other interpreter outside an environment (pyenv's, conda's base, a
+# python.org install) is refused unless asked: `make run ALLOW_GLOBAL=1` (CI does, .ci/run).
 # Run before each install (not when the stamps say everything is installed).
+ALLOW_GLOBAL ?=
+define VENV_CHECK
+import os, sys, sysconfig
+allow, goal = sys.argv[1] not in ("", "0"), sys.argv[2] or "run"
+prefix = os.path.realpath(sys.prefix)
+conda = os.environ.get("CONDA_PREFIX")
+conda_env = bool(conda) and os.path.realpath(conda) == prefix and os.environ.get("CONDA_DEFAULT_ENV", "base") != "base"
+venv = "make a virtual environment first:\n  python3 -m venv .venv && . .venv/bin/activate && make " + goal
+if sys.prefix != sys.base_prefix or conda_env:
+    print("make: installing into the environment at " + prefix, file=sys.stderr)
+elif os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")):
+    sys.exit("This Python is managed by your system (PEP 668): " + venv)
+elif allow:
+    print("make: installing into the interpreter itself at " + prefix + " (ALLOW_GLOBAL=1)", file=sys.stderr)
+else:
+    kind = "conda's base environment" if os.path.isdir(os.path.join(prefix, "conda-meta")) else "a Python outside any virtual environment"
+    sys.exit("make: " + sys.executable + " is " + kind + ": `make " + goal + "` would install toolcall_f1 and its"
+             " dependencies into " + prefix + " itself.\nEither " + venv + "\n(or `conda activate <env>`), or install"
+             " there anyway: make " + goal + " ALLOW_GLOBAL=1")
+endef
+export VENV_CHECK
+
 venv-check:
-	@$(PYTHON) -c "import sys, sysconfig, os; sys.exit(sys.prefix == sys.base_prefix and os.path.exists(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))" \
-	|| { echo "This Python is managed by your system (PEP 668): make a virtual environment first:" >&2; \
-	     echo "  python3 -m venv .venv && . .venv/bin/activate && make $(or $(GOAL),$(MAKECMDGOALS))" >&2; exit 1; }
+	@$(PYTHON) -c "$$VENV_CHECK" "$(ALLOW_GLOBAL)" "$(or $(GOAL),$(MAKECMDGOALS))"
 
 # Runtime install: the package (editable) with evaluate/datasets.
 $(STAMP)/install: pyproject.toml requirements.txt | $(STAMP)
@@ -59,9 +82,10 @@ chromium:
 
 install-test: $(STAMP)/install-test chromium
 
-# pytest's exit code 5 (no tests collected) is a failure, never a silent success.
+# pytest's exit code 5 (no tests collected) is a failure, never a silent success; -rs prints why
+# each skipped test skipped (the full conformance file, chromium, ...).
 test: install-test
-	@$(PYTHON) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	@$(PYTHON) -m pytest -q -rs -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 bench: $(STAMP)/install-test

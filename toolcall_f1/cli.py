@@ -96,19 +96,39 @@ class _Source:
 
     def records(self) -> Iterator[_Line]:
         """The non-blank lines, parsed (a blank line's bytes count towards the next one); a
-        line that is not JSON comes with its ``error``, and reading goes on."""
+        line that is not JSON comes with its ``error``, and reading goes on. A UTF-8 byte order
+        mark at the start is skipped; a file that opens a JSON array over several lines (a
+        ``.json`` file, not JSONL) is an :class:`InputError` at its first line."""
         pending = 0
+        first = True
         for lineno, raw in enumerate(self._fh, 1):
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+                pending += len(_BOM)
             if not raw.strip():
                 pending += len(raw)
                 continue
             n, pending = len(raw) + pending, 0
             value, error = _parse_line(raw)
+            if first and error is not None and _opens_an_array(raw):
+                raise InputError(f"{self.where(lineno)}: this is a JSON array, not JSONL: the input must hold one JSON "
+                                 f"object per line (convert it: jq -c '.[]' {self.name} > examples.jsonl)")
+            first = False
             yield _Line(lineno, value, n, error)
 
     def count_rest(self) -> int:
         """Non-blank lines not read yet (not parsed: only counted)."""
         return sum(1 for raw in self._fh if raw.strip())
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _opens_an_array(raw: bytes) -> bool:
+    """Does this unreadable first line open a JSON array written over several lines (``[``
+    alone, or ``[{...},``), as a ``.json`` file does?"""
+    line = raw.strip()
+    return line.startswith(b"[") and (line == b"[" or line.endswith(b","))
 
 
 def _parse_line(raw: bytes) -> tuple[Any, str | None]:
@@ -134,13 +154,20 @@ class _LineError(Exception):
     """One input line that cannot be used: reported, and the run goes on (exit 2 at the end)."""
 
 
-def _field(src: _Source, rec: _Line, field: str) -> Any:
+def _field(src: _Source, rec: _Line, field: str, option: str | None = None) -> Any:
+    """The line's ``field``; with ``option`` (the first example), a field absent is the
+    option's fault, not the line's: one :class:`InputError` naming the fields found."""
     if not isinstance(rec.value, Mapping):
+        hint = " (one JSON object per line: the file holds a JSON array?)" if isinstance(rec.value, list) else ""
         raise _LineError(
             f"{src.where(rec.line)}: expected a JSON object with a field {field!r}, "
-            f"got {type(rec.value).__name__}"
+            f"got {type(rec.value).__name__}{hint}"
         )
     if field not in rec.value:
+        if option is not None:
+            found = ", ".join(repr(k) for k in list(rec.value)[:20]) or "none"
+            raise InputError(f"{src.where(rec.line)}: no field {field!r}; the fields found are {found}: "
+                             f"name the right one with {option}")
         raise _LineError(f"{src.where(rec.line)}: missing field {field!r}")
     return rec.value[field]
 
@@ -249,8 +276,8 @@ def _example(
             raise _LineError(f"{src.where(rec.line)}: {rec.error}")
     pf = args.prediction_field or (None if two_files else "prediction")
     rf = args.reference_field or (None if two_files else "reference")
-    pred = _field(pred_src, prec, pf) if pf else prec.value
-    ref = _field(ref_src, rrec, rf) if rf else rrec.value
+    pred = _field(pred_src, prec, pf, "--prediction-field" if i == 0 else None) if pf else prec.value
+    ref = _field(ref_src, rrec, rf, "--reference-field" if i == 0 else None) if rf else rrec.value
     has_tools = False
     if args.tools_field is not None:
         has_tools = isinstance(rrec.value, Mapping) and args.tools_field in rrec.value
@@ -268,7 +295,7 @@ def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
     """The JSON value in ``path``, which must be a ``kind``; errors name the file."""
     text = ""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:  # (a byte order mark is skipped)
             text = fh.read()
         value = _loads(text)
     except DuplicateKeyError as err:

@@ -8,7 +8,10 @@ A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, 
 
 from __future__ import annotations
 
+import json
 import pickle
+import reprlib
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -25,11 +28,15 @@ __all__ = [
     "merge_tools",
     "merge_plain_tools",
     "validate_weights",
+    "SMALLEST_WEIGHT",
     "warn_unknown_weights",
     "type_ok",
     "type_check",
     "check_schema",
+    "edit_distance",
     "TYPE_ALIASES",
+    "SCHEMA_KEYWORDS",
+    "NEAR_MISS_TARGETS",
 ]
 
 #: BFCL's type names, read as JSON Schema types.
@@ -245,9 +252,9 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
         params = {}
     if not isinstance(params, Mapping):
         raise ValueError(f"tool {name!r}: 'parameters' must be a JSON Schema object")
+    _refuse_near_misses(fn, f"tool {name!r}", "in the function schema")
+    _check_node(params, f"tool {name!r}", "parameters")
     props = params.get("properties") or {}
-    if not isinstance(props, Mapping):
-        raise ValueError(f"tool {name!r}: 'properties' must be an object")
     required = params.get("required") or []
     if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
         raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
@@ -258,14 +265,31 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
         if override.get("weight") is not None:
             tool_weight = override["weight"]
         arg_weights.update(override.get("arguments") or {})
+    _check_products(name, tool_weight, arg_weights)
     return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights)
 
 
-def _param_spec(tool: str, name: str, schema: Any) -> ParamSpec:
-    if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
-        schema = {}
+#: The smallest normal float: a field weight below it (not 0) would be rounded to fewer bits.
+SMALLEST_WEIGHT = sys.float_info.min
+
+
+def _check_products(tool: str, tool_weight: float, arg_weights: Mapping[str, float]) -> None:
+    """Each field's weight — ``w_t``, and ``w_t·w_a`` as a float product — is 0 or at least
+    :data:`SMALLEST_WEIGHT` (SPEC §3); else a ValueError naming the tool (and argument): a
+    subnormal or underflowed product would silently change the ratio of the counts."""
+    if 0 < tool_weight < SMALLEST_WEIGHT:
+        raise ValueError(f"weights: tool {tool!r} has weight {tool_weight!r}, below the smallest normal float "
+                         f"({SMALLEST_WEIGHT!r}): use 0 or a larger weight (scale every weight up; only ratios matter)")
+    for arg, weight in arg_weights.items():
+        if tool_weight and weight and tool_weight * weight < SMALLEST_WEIGHT:  # (0 where it underflowed)
+            raise ValueError(f"weights: tool {tool!r} argument {arg!r}: its field weight {tool_weight!r} × {weight!r} "
+                             f"= {tool_weight * weight!r} is below the smallest normal float ({SMALLEST_WEIGHT!r}): "
+                             "use 0 or larger weights (scale every weight up; only ratios matter)")
+
+
+def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
     declared = schema.get("type")
-    if not (type(declared) is str and declared in KNOWN_TYPES and _SUBSCHEMAS.isdisjoint(schema)):
+    if not (type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)):
         check_schema(schema, f"tool {tool!r} parameter {name!r}")  # (the commonest schema has nothing to check)
     weight = 1.0
     if "importance" in schema:
@@ -326,12 +350,30 @@ def compile_tools(
     Raises
     ------
     ValueError
-        For a malformed schema or importance, naming the tool.
+        For a malformed schema or importance, naming the tool and the key (SPEC §3: refused,
+        not guessed): a property schema that is not an object, a ``type`` that is no type name
+        or list of them, ``anyOf``/``oneOf`` that is not a list, ``properties`` that is not an
+        object, or a near-miss of a keyword the schema lacks (:data:`NEAR_MISS_TARGETS`, within
+        Damerau–Levenshtein distance 2, not itself one of :data:`SCHEMA_KEYWORDS` nor an
+        ``x-`` extension).
 
     Warns
     -----
     ToolCallWarning
         For a type name no JSON Schema (or BFCL) type has (``"integr"``): it is not checked.
+
+    Examples
+    --------
+    >>> compile_tools([{"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}], {}).param_order("f")
+    ['x']
+    >>> compile_tools([{"name": "f", "parameters": {"properties": {"x": "integer"}}}], {})
+    Traceback (most recent call last):
+    ...
+    ValueError: tool 'f': property 'x' must have a schema object such as {"type": "integer"}, got 'integer' (at parameters.properties)
+    >>> compile_tools([{"name": "f", "paramters": {"properties": {"x": {"type": "integer"}}}}], {})
+    Traceback (most recent call last):
+    ...
+    ValueError: tool 'f': unknown key 'paramters' (in the function schema): did you mean 'parameters'? (a misspelled keyword would be ignored: malformed schemas are refused)
     """
     content = None if cache is None else content_key((tools, weights))  # None: not plain data, not remembered
     if cache is None or content is None:
@@ -386,6 +428,95 @@ MAX_UNION_DEPTH = 64
 _SCHEMA_NODES = 100_000
 _SUBSCHEMAS = frozenset({"items", "properties", "anyOf", "oneOf"})
 
+#: Every keyword a function schema or a JSON Schema node may hold (JSON Schema's, OpenAPI's,
+#: OpenAI's, Anthropic's, MCP's and BFCL's, plus ``importance``): none is a misspelling.
+SCHEMA_KEYWORDS = frozenset({
+    # JSON Schema (draft 4 to 2020-12)
+    "$schema", "$id", "id", "$ref", "$defs", "definitions", "$anchor", "$dynamicRef", "$dynamicAnchor",
+    "$recursiveRef", "$recursiveAnchor", "$vocabulary", "$comment", "type", "enum", "const", "multipleOf",
+    "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern",
+    "maxItems", "minItems", "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
+    "required", "dependentRequired", "properties", "patternProperties", "additionalProperties",
+    "propertyNames", "items", "prefixItems", "additionalItems", "contains", "unevaluatedItems",
+    "unevaluatedProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
+    "dependencies", "format", "contentEncoding", "contentMediaType", "contentSchema", "title",
+    "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
+    # OpenAPI and Gemini's schema objects
+    "example", "nullable", "discriminator", "xml", "externalDocs", "propertyOrdering",
+    # function schemas: OpenAI, Anthropic, MCP, BFCL
+    "function", "name", "parameters", "strict", "input_schema", "inputSchema", "outputSchema",
+    "annotations", "cache_control", "_meta", "icons", "response", "returns", "optional",
+    # this metric's weights (SPEC §3)
+    "importance",
+})
+#: The keywords whose misspelling would silently change a score (SPEC §3): a key within
+#: Damerau–Levenshtein distance 2 of one, where that one is absent, is refused.
+NEAR_MISS_TARGETS = ("parameters", "properties", "required", "type", "items", "importance")
+#: Keys a parameter's schema may hold that need no check beyond its type name.
+_PLAIN_KEYS = SCHEMA_KEYWORDS - _SUBSCHEMAS
+
+
+def edit_distance(a: str, b: str) -> int:
+    """The Damerau–Levenshtein distance of two strings: insertions, deletions, substitutions
+    and transpositions of adjacent characters, unrestricted (Lowrance and Wagner's algorithm).
+
+    Examples
+    --------
+    >>> edit_distance("paramters", "parameters"), edit_distance("requried", "required"), edit_distance("ca", "abc")
+    (1, 1, 2)
+    """
+    far = len(a) + len(b)
+    last_row: dict[str, int] = {}  # each character's last row in ``a``
+    d = [[far] * (len(b) + 2)] + [[far] + list(range(len(b) + 1))] + [[far, i] + [0] * len(b) for i in range(1, len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        last_col = 0  # the last column in this row whose character matched
+        for j in range(1, len(b) + 1):
+            i1, j1 = last_row.get(b[j - 1], 0), last_col
+            same = a[i - 1] == b[j - 1]
+            if same:
+                last_col = j
+            d[i + 1][j + 1] = min(d[i][j] + (not same), d[i + 1][j] + 1, d[i][j + 1] + 1,
+                                  d[i1][j1] + (i - i1 - 1) + 1 + (j - j1 - 1))
+        last_row[a[i - 1]] = i
+    return d[len(a) + 1][len(b) + 1]
+
+
+def _refuse_near_misses(node: Mapping[str, Any], where: str, at: str) -> None:
+    """A ValueError for a key of ``node`` that reads as a misspelled :data:`NEAR_MISS_TARGETS`
+    keyword the node lacks; other unknown keys (and vendor extensions ``x-…``) are ignored."""
+    for key in node:
+        if type(key) is not str or key in SCHEMA_KEYWORDS or key.startswith("x-"):
+            continue
+        for target in NEAR_MISS_TARGETS:
+            if target not in node and abs(len(key) - len(target)) <= 2 and edit_distance(key, target) <= 2:
+                raise ValueError(f"{where}: unknown key {key!r} ({at}): did you mean {target!r}? "
+                                 "(a misspelled keyword would be ignored: malformed schemas are refused)")
+
+
+def _check_node(node: Mapping[str, Any], where: str, at: str) -> None:
+    """Refuse a schema node's malformed keywords (SPEC §3): a ``type`` that is no type name or
+    list of them, ``anyOf``/``oneOf`` that is not a list, ``properties`` that is not an object
+    of schema objects, and near-miss keys (:func:`_refuse_near_misses`)."""
+    if "type" in node:
+        declared = node["type"]
+        if type(declared) is not str and not (isinstance(declared, (list, tuple)) and all(type(t) is str for t in declared)):
+            raise ValueError(f"{where}: 'type' must be a type name or a list of type names, "
+                             f"got {reprlib.repr(declared)} (at {at})")
+    for word in ("anyOf", "oneOf"):
+        if word in node and not isinstance(node[word], (list, tuple)):
+            raise ValueError(f"{where}: {word!r} must be a list of schemas, got {type(node[word]).__name__} (at {at})")
+    if "properties" in node:
+        props = node["properties"]
+        if type(props) is not dict and not isinstance(props, Mapping):
+            raise ValueError(f"{where}: 'properties' must be an object of parameter schemas, "
+                             f"got {type(props).__name__} (at {at})")
+        for key, prop in props.items():
+            if type(prop) is not dict and not isinstance(prop, Mapping):
+                hint = f' such as {{"type": {json.dumps(prop)}}}' if isinstance(prop, str) and len(prop) < 40 else ""
+                raise ValueError(f"{where}: property {key!r} must have a schema object{hint}, "
+                                 f"got {reprlib.repr(prop)} (at {at}.properties)")
+    _refuse_near_misses(node, where, f"at {at}")
+
 
 def _union(schema: Mapping[str, Any]) -> list[Any] | tuple[Any, ...] | None:
     """The union a value must pass one member of: ``anyOf``, else ``oneOf`` (non-empty), or None."""
@@ -421,8 +552,9 @@ def check_schema(schema: Any, where: str) -> None:
     parameters object, as a value's depth counts from the arguments object; a tool set must
     pickle), or over 100,000 subschemas (counted per path, as checking a value against unions
     walks paths); a schema that passes makes :func:`type_check` raise only for a value whose
-    check would take over :data:`MAX_CHECK_STEPS` steps. Warns (:class:`ToolCallWarning`) for
-    an unknown type name (it is not checked).
+    check would take over :data:`MAX_CHECK_STEPS` steps. Also refuses, at every node, the
+    malformed keywords :func:`compile_tools` lists (SPEC §3). Warns (:class:`ToolCallWarning`)
+    for an unknown type name (it is not checked).
 
     Examples
     --------
@@ -455,6 +587,7 @@ def check_schema(schema: Any, where: str) -> None:
         visits += 1  # a subschema shared by several parents counts once per path: checking a value walks paths
         if visits > _SCHEMA_NODES:
             raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
+        _check_node(node, where, at)
         declared = node.get("type")
         for t in declared if isinstance(declared, (list, tuple)) else [declared]:
             if isinstance(t, str) and t not in KNOWN_TYPES:

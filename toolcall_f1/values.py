@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "Canonicalizer", "CANONICALIZERS", "canon_default", "canon_bfcl", "canon_exact", "resolve_canonicalizer",
     "canonicalizer_name", "values_equal", "value_key", "strictly_identical", "is_empty_value",
+    "CheckedCanonicalizer",
 ]
 
 Canonicalizer = Callable[[str], str]
@@ -107,8 +108,54 @@ def _resolve(
                 f"{setting}: unknown name {canon!r}; expected one of {names} or a callable str -> str"
             ) from None
     if callable(canon):
-        return canon  # type: ignore[no-any-return]
+        if any(canon is fn for fn in table.values()) or canon is default:
+            return canon  # type: ignore[no-any-return]  # (the package's own: always a str)
+        return CheckedCanonicalizer(canon, setting)
     raise ValueError(f"{setting}: expected a name or a callable str -> str, got {type(canon).__name__}")
+
+
+class CheckedCanonicalizer:
+    """A canonicalizer supplied by the user, whose every result is checked to be a ``str``
+    (SPEC §4): ``lambda s: None`` would make every pair of strings equal, and a list as a
+    tool name's form fails far from its cause. Picklable when the function is.
+
+    Raises
+    ------
+    TypeError
+        When the function returns anything but a ``str``, naming the setting and the function.
+
+    Examples
+    --------
+    >>> CheckedCanonicalizer(str.upper, "canonicalizer")("paris")
+    'PARIS'
+    >>> CheckedCanonicalizer(lambda s: None, "canonicalizer")("Paris")
+    Traceback (most recent call last):
+    ...
+    TypeError: canonicalizer <lambda> returned NoneType None for 'Paris'; a canonicalizer must return a str for every string
+    """
+
+    __slots__ = ("fn", "setting")
+
+    def __init__(self, fn: Callable[[str], Any], setting: str) -> None:
+        self.fn = fn
+        self.setting = setting
+
+    def __call__(self, text: str) -> str:
+        out = self.fn(text)
+        if type(out) is not str and not isinstance(out, str):
+            name = getattr(self.fn, "__qualname__", None) or repr(self.fn)
+            raise TypeError(f"{self.setting} {name} returned {type(out).__name__} {_short(out)} for {_short(text)}; "
+                            f"a {self.setting.replace('_', ' ')} must return a str for every string")
+        return out
+
+    def __repr__(self) -> str:
+        return f"CheckedCanonicalizer({self.fn!r}, {self.setting!r})"
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def canonicalizer_name(canon: str | Canonicalizer | None) -> str:

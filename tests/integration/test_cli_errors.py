@@ -443,3 +443,49 @@ def test_a_duplicate_key_in_a_settings_file_is_an_input_error(
     assert (rc, out) == (2, ""), err
     assert err == (f"toolcall-f1: error: {path}{message}: "
                    "a JSON object names it twice, and only one of its values would be read\n")
+
+
+# --------------------------------------------------------------------------- first-hour input mistakes (issue 26, 19)
+
+
+def test_a_wrong_prediction_field_is_one_line_naming_the_fields_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", [{**GOOD, "id": i} for i in range(50)])
+    rc, out, err = score(capsys, "--input", str(path), "--prediction-field", "pred")
+    assert (rc, out) == (2, "")
+    errors = [line for line in err.splitlines() if line.startswith("toolcall-f1: error: ")]
+    assert errors == [f"toolcall-f1: error: {path}:1: no field 'pred'; the fields found are 'prediction', "
+                      "'reference', 'id': name the right one with --prediction-field"]
+    rc, _, err = score(capsys, "--input", str(path), "--reference-field", "gold")
+    assert rc == 2 and err.count("error:") == 1 and "name the right one with --reference-field" in err
+
+
+@pytest.mark.parametrize("indent", [2, None], ids=["pretty", "one-line"])
+def test_a_json_array_file_says_the_input_is_jsonl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], indent: int | None
+) -> None:
+    path = tmp_path / "examples.json"
+    path.write_text(json.dumps([GOOD, GOOD, GOOD], indent=indent), encoding="utf-8")
+    rc, out, err = score(capsys, "--input", str(path))
+    assert (rc, out) == (2, "")
+    if indent:
+        assert err.count("error:") == 1
+        assert f"{path}:1: this is a JSON array, not JSONL: the input must hold one JSON object per line" in err
+        assert "jq -c '.[]'" in err
+    else:
+        assert "got list (one JSON object per line: the file holds a JSON array?)" in err
+
+
+def test_a_byte_order_mark_at_the_start_of_a_file_is_accepted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + (json.dumps(GOOD) + "\n").encode() * 2)
+    rc, out, err = score(capsys, "--input", str(path), "--output-format", "json")
+    assert rc == 0, err
+    assert json.loads(out)["f1"] == 1.0
+    tools = tmp_path / "tools.json"
+    tools.write_bytes(b"\xef\xbb\xbf" + TOOLS.read_bytes())
+    rc, out, err = score(capsys, "--input", str(path), "--tools", str(tools), "--output-format", "json")
+    assert rc == 0, err

@@ -25,7 +25,8 @@ BFCL = dict(level="call", canonicalizer="bfcl", matching="optimal", reference_fo
 
 
 def _records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
 
 
 def _core(records: list[dict], **kwargs) -> dict:

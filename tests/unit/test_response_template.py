@@ -23,7 +23,7 @@ import pytest
 transformers = pytest.importorskip("transformers")
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing")
 
-from toolcall_f1 import ToolCallMetric, ToolCallParseError, parse_calls  # noqa: E402
+from toolcall_f1 import ToolCallMetric, ToolCallParseError, ToolCallWarning, parse_calls  # noqa: E402
 from toolcall_f1.calls import coerce_structured  # noqa: E402
 from toolcall_f1.templates import MIN_TRANSFORMERS, TemplateReader  # noqa: E402
 from toolcall_f1.trainer import make_compute_metrics  # noqa: E402
@@ -252,6 +252,9 @@ def rows(tok: Any, texts: list[str], width: int = 20) -> np.ndarray:
     return np.array([r + [-100] * (width - len(r)) for r in out])
 
 
+NO_INPUTS = r"strip_prompt='auto': EvalPrediction\.inputs is not set"
+
+
 def test_make_compute_metrics_uses_the_tokenizers_template() -> None:
     tok = tiny_tokenizer(TEMPLATES["qwen3"])
     texts = [
@@ -264,12 +267,14 @@ def test_make_compute_metrics_uses_the_tokenizers_template() -> None:
     assert tok.parse_response(preds[0][preds[0] != -100].tolist(), prefix="")["tool_calls"][0][
         "function"] == {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
     compute_metrics = make_compute_metrics(tok, references=[GOLD, GOLD], metric=ToolCallMetric())
-    scores = compute_metrics((preds, preds))
+    with pytest.warns(ToolCallWarning, match=NO_INPUTS):  # rows without EvalPrediction.inputs
+        scores = compute_metrics((preds, preds))
     assert (scores["tp"], scores["fp"], scores["fn"], scores["num_parse_errors"]) == (1.0, 0.0, 1.0, 1)
     assert f"pred:{TemplateReader(tok)}" in compute_metrics.signature
     # the evaluate module by default, too
     pytest.importorskip("evaluate")
-    assert make_compute_metrics(tok, references=[GOLD, GOLD])((preds, preds))["tp"] == 1.0
+    with pytest.warns(ToolCallWarning, match=NO_INPUTS):
+        assert make_compute_metrics(tok, references=[GOLD, GOLD])((preds, preds))["tp"] == 1.0
 
 
 def test_make_compute_metrics_keeps_a_chosen_format() -> None:
@@ -279,10 +284,12 @@ def test_make_compute_metrics_keeps_a_chosen_format() -> None:
     refs = [[{"name": "get_weather", "arguments": {"city": "Paris"}}]]
     for chosen in ({"prediction_format": "auto"}, {"metric": ToolCallMetric(prediction_format="hermes")}):
         compute_metrics = make_compute_metrics(tok, references=refs, **chosen)
-        compute_metrics((preds, preds))
+        with pytest.warns(ToolCallWarning, match=NO_INPUTS):
+            compute_metrics((preds, preds))
         assert "pred:tmpl:" not in compute_metrics.signature
     plain = make_compute_metrics(tiny_tokenizer(None), references=refs, metric=ToolCallMetric())
-    plain((preds, preds))
+    with pytest.warns(ToolCallWarning, match=NO_INPUTS):
+        plain((preds, preds))
     assert "|pred:auto|" in plain.signature
 
 
