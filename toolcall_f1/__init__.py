@@ -20,6 +20,7 @@ from .schema import type_ok
 from .metric import VERSION, ToolCallMetric
 from .scoring import Score, summarize
 from .settings import Settings
+from .significance import compare
 from .values import canon_bfcl, canon_default, canon_exact
 
 __version__ = VERSION
@@ -45,6 +46,7 @@ __all__ = [
     "canon_bfcl",
     "canon_default",
     "canon_exact",
+    "compare",
     "compare_call",
     "load",
     "loads_strict",

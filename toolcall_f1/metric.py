@@ -24,6 +24,8 @@ from .parsing import Context, read_any
 from .plain import Memo, content_key, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
+from .resampling import Units, check_group, check_interval, interval
+from .resampling import pass_k as pass_at_k
 from .settings import VERSION, Settings
 from .settings import digest as content_digest
 from .templates import TemplateReader
@@ -566,6 +568,11 @@ class ToolCallMetric:
         per_tool: bool = False,
         return_details: bool = False,
         progress: bool = False,
+        confidence_level: float | None = None,
+        n_resamples: int = 1000,
+        seed: int = 12345,
+        groups: Sequence[Any] | None = None,
+        pass_k: Sequence[int] | None = None,
     ) -> dict[str, Any]:
         """Score a corpus: the dict of SPEC §8, from one pass of the stream of :meth:`scores`
         folded into a :class:`~toolcall_f1.counting.Tally`, each score dropped once added
@@ -584,6 +591,17 @@ class ToolCallMetric:
             Add ``per_tool`` and ``details`` to the result.
         progress
             Show a progress bar (tqdm) on stderr.
+        confidence_level, n_resamples, seed
+            Add ``ci``: percentile bootstrap intervals of F1, precision, recall and exact match
+            at this level, from ``n_resamples`` resamples of the examples' counts drawn with
+            ``numpy.random.default_rng(seed)`` (SPEC §8b; nothing is scored twice). The
+            signature gains ``ci:…|n:…|seed:…``.
+        groups
+            One string or integer per example: examples of one group (samples of one prompt,
+            turns of one conversation) are resampled together. Without it, a reference's
+            ``"group"`` key (on a dict holding ``"calls"``) gives the groups.
+        pass_k
+            Add ``pass_k``: pass@k and pass^k for each k, averaged over the groups (needs groups).
 
         Returns
         -------
@@ -623,13 +641,32 @@ class ToolCallMetric:
         """
         run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
                              prediction_format=prediction_format), per_tool=per_tool, details=return_details, warn=True)
+        units, keys = None, None
+        if confidence_level is not None or pass_k is not None or groups is not None:
+            if confidence_level is not None:
+                check_interval(confidence_level, n_resamples, seed)
+            predictions = predictions if isinstance(predictions, Sized) else list(predictions)
+            references = references if isinstance(references, Sized) else list(references)
+            units, keys = Units(), unit_keys(groups, references)
         tally = Tally()
         details = []
-        for score in self._each(_pairs(predictions, references, progress), run, None):
+        for i, score in enumerate(self._each(_pairs(predictions, references, progress), run, None)):
             tally.add(score)
+            if units is not None:
+                units.add(score.tp, score.fp, score.fn, score.exact, keys[i])  # type: ignore[index]
             if return_details:
                 details.append(score.to_dict())
-        out = tally.result(run.settings.signature(tally.digests), per_tool)
+        extra: list[str] = []
+        if units is not None and confidence_level is not None:
+            extra = [f"ci:{confidence_level}", f"n:{n_resamples}", f"seed:{seed}"] + ["groups:yes"] * bool(units.grouped)
+        out = tally.result(run.settings.signature(tally.digests, extra), per_tool)
+        if units is not None and confidence_level is not None:
+            out["ci"] = interval(units, confidence_level, n_resamples, seed)
+        if units is not None and pass_k is not None:
+            if not units.grouped:
+                raise ValueError("pass_k needs groups: pass groups= (one per example) or give each reference a "
+                                 '"group" key ({"calls": [...], "group": "prompt-7"})')
+            out["pass_k"] = pass_at_k(units.groups(), pass_k)
         n, errors = tally.num_examples, tally.num_parse_errors
         if mostly_unreadable(errors, n):
             warnings.warn(f"{errors} of {n} predictions could not be read (parse errors, scored as no calls): "
@@ -671,6 +708,54 @@ def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
     if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
         return reference, None  # a call to a tool named "calls"
     return calls, reference.get("tools")
+
+
+def reference_group(reference: Any, index: int) -> Any:
+    """A reference's ``"group"`` (SPEC §8b): read only on a dict holding ``"calls"`` or
+    ``"turns"`` (elsewhere ``{"group": {args}}`` is a call to a tool named ``group``); None
+    counts as absent."""
+    if isinstance(reference, Mapping) and ("calls" in reference or "turns" in reference):
+        group = reference.get("group")
+        return None if group is None else check_group(group, f"references[{index}]")
+    return None
+
+
+def unit_keys(groups: Sequence[Any] | None, references: Iterable[Any]) -> list[Any]:
+    """Each example's unit key for resampling (SPEC §8b, "Units"): ``groups`` (one string or
+    integer per example), else the references' ``"group"`` keys, else None (each example is
+    its own unit).
+
+    Raises
+    ------
+    ValueError
+        For ``groups`` of another length than the corpus, a group that is no string or
+        integer, or references of which some have a group and some do not (naming the first
+        without one).
+
+    Examples
+    --------
+    >>> unit_keys(None, [{"calls": [], "group": "a"}, {"calls": [], "group": 2}])
+    ['a', 2]
+    >>> unit_keys(None, [[], []])
+    [None, None]
+    >>> unit_keys(None, [{"calls": [], "group": "a"}, []])
+    Traceback (most recent call last):
+    ...
+    ValueError: references[1]: has no "group" while references[0] has one: every reference has a group or none does
+    """
+    references = list(references)
+    if groups is not None:
+        groups = list(groups)
+        if len(groups) != len(references):
+            raise ValueError(f"groups: {len(groups)} entries for {len(references)} examples; give one per example")
+        return [check_group(g, f"groups[{i}]") for i, g in enumerate(groups)]
+    keys = [reference_group(r, i) for i, r in enumerate(references)]
+    given = [i for i, k in enumerate(keys) if k is not None]
+    if given and len(given) < len(keys):
+        missing = next(i for i, k in enumerate(keys) if k is None)
+        raise ValueError(f'references[{missing}]: has no "group" while references[{given[0]}] has one: '
+                         "every reference has a group or none does")
+    return keys
 
 
 def _reader_context(toolset: ToolSet) -> Context:

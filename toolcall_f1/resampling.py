@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TESTS", "Units", "check_group", "compare_units", "interval", "pass_k"]
+__all__ = ["TESTS", "Units", "check_group", "check_interval", "compare_units", "interval", "pass_k", "scores"]
 
 #: The paired tests of :func:`compare_units` and their default numbers of resamples / trials.
 TESTS = {"bootstrap": 1000, "randomization": 10_000}
@@ -166,7 +166,9 @@ def _resampled(sums: Any, n: int, seed: int) -> Any:
     return out
 
 
-def _check(level: float, n: int, seed: int) -> None:
+def check_interval(level: float, n: int, seed: int) -> None:
+    """Refuse interval settings SPEC §8b does not allow: a level outside (0, 1), a number of
+    resamples that is no positive integer, a seed that is no integer (each a ValueError naming it)."""
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"confidence_level: expected a number between 0 and 1 (exclusive), got {level!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
@@ -209,7 +211,7 @@ def interval(units: Units, level: float = 0.95, n_resamples: int = 1000, seed: i
     ...
     ValueError: confidence_level: expected a number between 0 and 1 (exclusive), got 1.5
     """
-    _check(level, n_resamples, seed)
+    check_interval(level, n_resamples, seed)
     if not len(units):
         raise ValueError("no units to resample: a corpus of zero examples has no interval")
     drawn = scores(_resampled(units.sums(), n_resamples, seed))
@@ -289,7 +291,7 @@ def compare_units(systems: Mapping[str, Units], *, test: str = "bootstrap", n_re
     if test not in TESTS:
         raise ValueError(f"test: unknown value {test!r}; expected one of {', '.join(map(repr, TESTS))}")
     n = TESTS[test] if n_resamples is None else n_resamples
-    _check(confidence_level, n, seed)
+    check_interval(confidence_level, n, seed)
     names = list(systems)
     if not names:
         raise ValueError("compare: no systems given")

@@ -30,13 +30,17 @@ from .schema import merge_tools, validate_weights
 from .templates import template_reader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS, canonicalizer_name, name_canonicalizer_name
 
-__all__ = ["OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest", "keyword_error"]
+__all__ = ["CORPUS_OPTIONS", "OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest", "keyword_error"]
 
 #: The scoring rules' version, the signature's last field: bumped when a setting's meaning changes.
 VERSION = "0.1.0"
 
 #: ``compute()`` options that change what is returned, never the numbers: not settings.
 OUTPUT_OPTIONS = ("per_tool", "return_details", "progress")
+#: ``compute()`` options that add how sure the number is (SPEC §8b): an interval (its settings
+#: enter the signature when one is asked for) and pass@k. ``groups=`` is the core's alone (through
+#: evaluate and the CLI a reference's ``"group"`` key gives the groups).
+CORPUS_OPTIONS = ("confidence_level", "n_resamples", "seed", "pass_k")
 
 #: The reference formats: the formats known when the package is imported ("auto", "bfcl" for
 #: BFCL's possible answers, and the text formats).
@@ -314,10 +318,11 @@ class Settings:
         object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights))
         return new
 
-    def signature(self, example_tools_digests: Iterable[str] = ()) -> str:
+    def signature(self, example_tools_digests: Iterable[str] = (), extra: Sequence[str] = ()) -> str:
         """A short string naming every setting that changes the number (sacrebleu-style):
         each field by its key in the table, then ``w:`` (a digest of the tools, weights and
-        the references' own tools, or ``none``) and ``v:`` (:data:`VERSION`).
+        the references' own tools, or ``none``), the ``extra`` parts a corpus option adds (an
+        interval's ``ci:…|n:…|seed:…``, SPEC §8b) and ``v:`` (:data:`VERSION`).
 
         Examples
         --------
@@ -330,7 +335,7 @@ class Settings:
         fields = [f"{rule.abbr}:{rule.show(getattr(self, name))}" for name, rule in _TABLE.items() if rule.abbr]
         weighed = bool(self.tools or self.weights or digests)
         return "|".join([*fields, f"w:{digest([self.tools, self.weights, digests]) if weighed else 'none'}",
-                         f"v:{VERSION}"])
+                         *extra, f"v:{VERSION}"])
 
 
 def _content_of(tools: Any, weights: Any) -> Any:

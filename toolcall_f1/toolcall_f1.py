@@ -131,7 +131,7 @@ class ToolcallF1(evaluate.Metric):
         """Score the stored inputs: ``options`` are the fields of ``toolcall_f1.Settings``
         (``level`` defaults to the config name) and its output options; a misspelled keyword
         is a TypeError naming the nearest valid one."""
-        valid = toolcall_f1.Settings.names() + toolcall_f1.settings.OUTPUT_OPTIONS
+        valid = toolcall_f1.Settings.names() + toolcall_f1.settings.OUTPUT_OPTIONS + toolcall_f1.settings.CORPUS_OPTIONS
         for key in options:
             if key not in valid:
                 raise toolcall_f1.settings.keyword_error("compute()", key, valid)

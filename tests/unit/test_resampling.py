@@ -141,3 +141,59 @@ def test_pass_k_is_the_unbiased_estimator() -> None:
         pass_k([("g", 3, 1)], (0,))
     with pytest.raises(ValueError, match="pass_k needs groups"):
         pass_k([], (1,))
+
+
+# -- through compute() and compare() ----------------------------------------------------------
+
+from toolcall_f1 import ToolCallMetric, compare  # noqa: E402
+
+REFS = [[("f", {"x": i})] for i in range(60)]
+PREDS = [f"[f(x={i if i % 3 else -1})]" for i in range(60)]  # two in three exact
+
+
+def test_compute_adds_the_interval_of_the_examples_counts() -> None:
+    r = ToolCallMetric().compute(PREDS, REFS, confidence_level=0.9, n_resamples=300, seed=4)
+    u = Units()
+    for i in range(60):
+        ok = bool(i % 3)
+        u.add(float(ok), float(not ok), float(not ok), ok)
+    assert r["ci"] == interval(u, 0.9, 300, 4)
+    assert r["ci"]["f1"][0] < r["f1"] < r["ci"]["f1"][1]
+    assert r["signature"].endswith("|w:none|ci:0.9|n:300|seed:4|v:0.1.0")
+    assert "ci" not in ToolCallMetric().compute(PREDS, REFS)  # none unless asked
+    assert ToolCallMetric().compute(PREDS, REFS)["signature"].endswith("|w:none|v:0.1.0")
+
+
+def test_groups_come_from_groups_or_the_references() -> None:
+    keyed = [{"calls": ref, "group": i // 6} for i, ref in enumerate(REFS)]
+    by_key = ToolCallMetric().compute(PREDS, keyed, confidence_level=0.95, pass_k=(1, 3))
+    by_arg = ToolCallMetric().compute(PREDS, REFS, confidence_level=0.95, pass_k=(1, 3), groups=[i // 6 for i in range(60)])
+    assert by_key["ci"] == by_arg["ci"] and by_key["pass_k"] == by_arg["pass_k"]
+    assert by_key["signature"].endswith("|seed:12345|groups:yes|v:0.1.0")
+    # each group of 6 holds 4 exact examples: pass@1 = 4/6, pass^3 = C(4,3)/C(6,3)
+    assert by_key["pass_k"] == pytest.approx({"pass@1": 4 / 6, "pass^1": 4 / 6, "pass@3": 1.0, "pass^3": 4 / 20})
+    with pytest.raises(ValueError, match="groups: 3 entries for 60 examples"):
+        ToolCallMetric().compute(PREDS, REFS, confidence_level=0.95, groups=[1, 2, 3])
+    with pytest.raises(ValueError, match="pass_k needs groups"):
+        ToolCallMetric().compute(PREDS, REFS, pass_k=(1,))
+    with pytest.raises(ValueError, match=r"references\[1\]: has no \"group\" while references\[0\] has one"):
+        ToolCallMetric().compute(PREDS[:2], [keyed[0], REFS[1]], confidence_level=0.95)
+    with pytest.raises(ValueError, match=r"groups\[0\]: a group is a string or an integer, got bool True"):
+        ToolCallMetric().compute(PREDS[:1], REFS[:1], groups=[True], confidence_level=0.95)
+    with pytest.raises(ValueError, match="confidence_level: expected a number between 0 and 1"):
+        ToolCallMetric().compute(PREDS, REFS, confidence_level=95)
+
+
+def test_compare_scores_each_system_once_with_the_same_settings() -> None:
+    better = [f"[f(x={i})]" for i in range(60)]
+    out = compare({"base": PREDS, "better": better}, REFS, level="arg", seed=1)
+    want = ToolCallMetric("arg").compute(better, REFS)["f1"]
+    assert out["better"]["f1"] == want and out["better"]["delta"] == want - out["base"]["f1"]
+    assert out["better"]["p_value"] < 0.05 and out["base"]["p_value"] is None
+    assert out["base"]["signature"].startswith("level:arg|") and "|test:bootstrap|n:1000|seed:1|" in out["base"]["signature"]
+    assert compare({"base": PREDS, "better": better}, REFS, level="arg", seed=1) == out
+    rnd = compare({"base": PREDS, "better": better}, REFS, test="randomization", n_resamples=2000)
+    assert rnd["better"]["p_value"] < 0.05 and "|test:randomization|n:2000|" in rnd["better"]["signature"]
+    assert rnd["better"]["ci"] == ToolCallMetric().compute(better, REFS, confidence_level=0.95)["ci"]["f1"]
+    with pytest.raises(ValueError, match="compare: no systems given"):
+        compare({}, REFS)
