@@ -40,6 +40,8 @@ from typing import IO, Any, TextIO
 
 from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable
+from .resampling import TESTS
+from .significance import compare
 from .plain import DuplicateKeyError, loads_strict
 from .templates import TemplateReader
 
@@ -462,7 +464,47 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(score.add_argument_group("input (either --input, or --predictions with --references)"))
     _add_scoring_options(score.add_argument_group("scoring settings (all appear in the signature)"))
     _add_output_options(score.add_argument_group("output"))
+    _add_compare_parser(sub)
     return parser
+
+
+COMPARE_DESCRIPTION = """\
+Is the difference real? Score every system against the same references with the same
+settings, then test each against the first (the baseline) with a paired test over the
+examples' counts (SPEC §8b): a paired bootstrap (default) or approximate randomization.
+Each system file holds one prediction per line, in the references' order: the line's whole
+JSON value (a text, a message, a list of calls), or the field --prediction-field names.
+A reference's "group" key (on {"calls": ..., "group": ...}) resamples that group's examples
+together (samples of one prompt, turns of one conversation)."""
+
+
+def _add_compare_parser(sub: Any) -> None:
+    """The ``compare`` subcommand's options."""
+    cmp = sub.add_parser("compare", help="paired significance test of systems on the same references",
+                         description=COMPARE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cmp.add_argument("systems", nargs="+", metavar="SYSTEM.jsonl",
+                     help="one JSONL file of predictions per system; the first is the baseline")
+    src = cmp.add_argument_group("input")
+    src.add_argument("--references", "-r", required=True, metavar="FILE", help="JSONL file of references, one per line")
+    src.add_argument("--prediction-field", metavar="NAME",
+                     help="read this field of each system line (default: the line's whole JSON value)")
+    src.add_argument("--reference-field", metavar="NAME",
+                     help="read this field of each reference line (default: the line's whole JSON value)")
+    src.add_argument("--tools", metavar="FILE", help="JSON file with a list of tool schemas for every example")
+    src.add_argument("--weights", metavar="FILE", help="JSON file of weight overrides")
+    _add_scoring_options(cmp.add_argument_group("scoring settings (the same for every system)"))
+    test = cmp.add_argument_group("the test")
+    test.add_argument("--test", choices=tuple(TESTS), default="bootstrap",
+                      help="bootstrap: paired bootstrap (default); randomization: approximate randomization")
+    test.add_argument("--n-resamples", type=int, metavar="N",
+                      help="resamples (bootstrap, default 1000) or trials (randomization, default 10000)")
+    test.add_argument("--seed", type=int, default=12345, help="the seed of numpy's default_rng (default 12345)")
+    test.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
+                      help="the level of each system's F1 interval (default 0.95)")
+    out = cmp.add_argument_group("output")
+    out.add_argument("--output-format", "-o", choices=("table", "json"), default="table",
+                     help="table (default) or json: compare()'s result on one line")
+    out.add_argument("--digits", type=int, default=4, help="decimals in the table (default 4)")
 
 
 def _add_input_options(src: argparse._ArgumentGroup) -> None:
@@ -944,6 +986,83 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
+def _jsonl_values(path: str, field: str | None, what: str) -> list[Any]:
+    """Every line's JSON value (or its ``field``) of a JSONL file; unusable lines are one
+    :class:`InputError` listing them."""
+    try:
+        fh = open(path, "rb")
+    except OSError as err:
+        raise InputError(f"{path}: cannot open: {err.strerror or err}") from None
+    values, problems = [], []
+    with fh:
+        src = _Source(path, fh, None)
+        for rec in src.records():
+            if rec.error is not None:
+                problems.append(f"{src.where(rec.line)}: {what}: {rec.error}")
+            elif field is None:
+                values.append(rec.value)
+            elif isinstance(rec.value, Mapping) and field in rec.value:
+                values.append(rec.value[field])
+            else:
+                found = ", ".join(map(repr, rec.value)) if isinstance(rec.value, Mapping) else "not an object"
+                problems.append(f"{src.where(rec.line)}: {what}: no field {field!r} (found: {found or 'none'})")
+    if problems:
+        raise InputError("\n".join(problems[:20]) + (f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""))
+    return values
+
+
+def render_comparison(result: Mapping[str, Mapping[str, Any]], *, digits: int = 4, level: float = 0.95) -> str:
+    """``compare()``'s result as a table: each system's F1 with its interval, Δ F1 against the
+    baseline (the first row) and the p-value, marked ``*`` below 0.05.
+
+    Examples
+    --------
+    >>> print(render_comparison({"a": {"f1": 0.5, "ci": [0.4, 0.6], "delta": 0.0, "p_value": None},
+    ...                          "b": {"f1": 0.75, "ci": [0.6, 0.85], "delta": 0.25, "p_value": 0.002}}, digits=2))
+    system  F1    95% interval  Δ F1   p
+    a       0.50  [0.40, 0.60]  —      —
+    b       0.75  [0.60, 0.85]  +0.25  0.0020 *
+    """
+    rows = [["system", "F1", f"{level:.0%} interval", "Δ F1", "p"]]
+    for name, r in result.items():
+        lo, hi = r["ci"]
+        p = r["p_value"]
+        rows.append([name, f"{r['f1']:.{digits}f}", f"[{lo:.{digits}f}, {hi:.{digits}f}]",
+                     "—" if p is None else f"{r['delta']:+.{digits}f}",
+                     "—" if p is None else f"{p:.4f}" + (" *" if p < 0.05 else "")])
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+
+
+def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
+    """The ``compare`` subcommand: read the files, :func:`toolcall_f1.compare`, report.
+    Raises :class:`InputError`."""
+    references = _jsonl_values(args.references, args.reference_field, "reference")
+    systems: dict[str, list[Any]] = {}
+    for path in args.systems:
+        name = os.path.basename(path) if os.path.basename(path) not in systems else path
+        if name in systems:
+            raise InputError(f"{path}: given twice")
+        systems[name] = _jsonl_values(path, args.prediction_field, "prediction")
+    settings = _metric(args).settings
+    chosen = {name: getattr(settings, name) for name in Settings.names()}
+    try:
+        result = compare(systems, references, test=args.test, n_resamples=args.n_resamples, seed=args.seed,
+                         confidence_level=args.confidence, **chosen)
+    except (ValueError, TypeError) as err:
+        raise InputError(str(err)) from None
+    if args.output_format == "json":
+        _write(stdout, json.dumps(result, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    first = next(iter(result.values()))
+    n = args.n_resamples or TESTS[args.test]
+    test = "paired bootstrap" if args.test == "bootstrap" else "approximate randomization"
+    _write(stdout, render_comparison(result, digits=args.digits, level=args.confidence) + "\n\n"
+           f"* p < 0.05, two-sided ({test}, {n} {'resamples' if args.test == 'bootstrap' else 'trials'}, "
+           f"seed {args.seed}; {len(references)} examples)\nsignature  {first['signature']}\n")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``toolcall-f1`` command line and return its exit status.
 
@@ -977,6 +1096,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        if args.command == "compare":
+            return run_compare(args, sys.stdout)
         _check_args(args)
         return run_score(args, sys.stdout)
     except InputError as err:

@@ -1,0 +1,64 @@
+"""``toolcall-f1 compare``: the paired test of ``toolcall_f1.compare()`` from JSONL files, the
+same numbers as the core (issue 23)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import toolcall_f1
+from toolcall_f1.cli import main
+
+REFS = [[{"name": "f", "arguments": {"x": i}}] for i in range(40)]
+BASE = [f"[f(x={i if i % 2 else -1})]" for i in range(40)]
+NEW = [f"[f(x={i if i % 8 else -1})]" for i in range(40)]
+
+
+def _write(path: Path, values: list[object]) -> str:
+    path.write_text("".join(json.dumps(v) + "\n" for v in values), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[str, str, str]:
+    return (_write(tmp_path / "refs.jsonl", REFS), _write(tmp_path / "base.jsonl", BASE),
+            _write(tmp_path / "new.jsonl", NEW))
+
+
+def test_json_output_is_compare_s_result(files: tuple[str, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    refs, base, new = files
+    assert main(["compare", "--references", refs, base, new, "--level", "arg", "--seed", "3", "-o", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    want = toolcall_f1.compare({"base.jsonl": BASE, "new.jsonl": NEW}, REFS, level="arg", seed=3)
+    assert got == json.loads(json.dumps(want))
+
+
+def test_the_table_marks_a_real_difference(files: tuple[str, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    refs, base, new = files
+    assert main(["compare", "-r", refs, base, new, "--test", "randomization", "--n-resamples", "2000"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split() == ["system", "F1", "95%", "interval", "Δ", "F1", "p"]
+    assert lines[1].startswith("base.jsonl") and lines[1].rstrip().endswith("—")
+    assert lines[2].startswith("new.jsonl") and lines[2].rstrip().endswith("*")
+    assert "approximate randomization, 2000 trials, seed 12345; 40 examples" in out
+    assert "|test:randomization|n:2000|seed:12345|" in out
+
+
+def test_a_short_system_file_is_an_input_error(files: tuple[str, str, str], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    refs, base, _ = files
+    short = _write(tmp_path / "short.jsonl", NEW[:5])
+    assert main(["compare", "-r", refs, base, short]) == 2
+    assert "compare: system 'short.jsonl' has 5 predictions for 40 references" in capsys.readouterr().err
+
+
+def test_a_bad_line_names_its_file_and_line(files: tuple[str, str, str], tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    refs, base, _ = files
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('"[f(x=1)]"\n{not json\n', encoding="utf-8")
+    assert main(["compare", "-r", refs, base, str(bad)]) == 2
+    assert "bad.jsonl:2: prediction:" in capsys.readouterr().err
