@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-__all__ = ["Counts", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "example_sums", "prf"]
+__all__ = ["Counts", "EmptyCorpusError", "Tally", "prf"]
 
 
 class EmptyCorpusError(ValueError):
@@ -50,17 +50,6 @@ def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
     return p, r, f
 
 
-#: What one field adds to (TP, FP, FN), its weight each time, by its verdict (SPEC §7): the
-#: one place a disagreeing field — an argument, or a whole pair that is not exact at call
-#: level — counts as both a false positive and a false negative.
-VERDICT_COUNTS: dict[str, tuple[int, int, int]] = {
-    "agree": (1, 0, 0),
-    "disagree": (0, 1, 1),
-    "extra": (0, 1, 0),
-    "missing": (0, 0, 1),
-    "omitted": (0, 0, 0),
-}
-
 #: Every finite float is a whole number of units of 2**-1074 (the smallest subnormal): an
 #: exact sum of floats is a Python int in those units, and ``int / int`` rounds it once,
 #: correctly, back to a float.
@@ -82,6 +71,15 @@ def _units(field: str, x: Any) -> int:
         raise ValueError(f"Counts: {field}={x!r}: expected a finite number >= 0")
     num, den = value.as_integer_ratio()
     return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
+
+
+def _sum_units(terms: Iterable[float]) -> int:
+    """The exact sum of finite floats >= 0, in units (``_units`` without its checks)."""
+    total = 0
+    for x in terms:
+        num, den = x.as_integer_ratio()
+        total += num << (_EXPONENT + 1 - den.bit_length())
+    return total
 
 
 class Counts:
@@ -174,6 +172,22 @@ class Counts:
         p, r, f = prf(tp, fp, fn)
         return {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f}
 
+    @classmethod
+    def of_terms(cls, tp: Iterable[float], fp: Iterable[float], fn: Iterable[float]) -> Counts:
+        """The exact sums of weighted terms (SPEC §7), each read out as the float
+        :func:`math.fsum` of its terms gives: neither call order nor argument order can change
+        a digit. Terms are finite floats >= 0 (weights, and their products, as checked when
+        weights are read).
+
+        Examples
+        --------
+        >>> Counts.of_terms([1.0, 0.1, 0.2], [0.5], [])
+        Counts(tp=1.3, fp=0.5, fn=0.0)
+        >>> Counts.of_terms([0.1] * 10, [], []).tp == math.fsum([0.1] * 10)
+        True
+        """
+        return cls._of_units(_sum_units(tp), _sum_units(fp), _sum_units(fn))
+
     @staticmethod
     def total(counts: Iterable[Counts]) -> Counts:
         """The exact sum: neither the order nor the grouping of the terms can matter.
@@ -189,30 +203,6 @@ class Counts:
             fp += c._fp
             fn += c._fn
         return Counts._of_units(tp, fp, fn)
-
-
-def example_sums(fields: Iterable[tuple[str, float, Any]]) -> tuple[float, float, float]:
-    """One example's weighted TP, FP and FN from its fields ``(verdict, weight, _)`` (SPEC §7):
-    each is the :func:`math.fsum` of the weights whose verdict adds to it (:data:`VERDICT_COUNTS`),
-    so neither call order nor argument order can change a digit.
-
-    Examples
-    --------
-    >>> example_sums([("agree", 1.0, "f"), ("disagree", 0.5, "f"), ("missing", 0.25, "g")])
-    (1.0, 0.5, 0.75)
-    """
-    tp: list[float] = []
-    fp: list[float] = []
-    fn: list[float] = []
-    for verdict, weight, _ in fields:
-        adds_tp, adds_fp, adds_fn = VERDICT_COUNTS[verdict]
-        if adds_tp:
-            tp.append(weight)
-        if adds_fp:
-            fp.append(weight)
-        if adds_fn:
-            fn.append(weight)
-    return math.fsum(tp), math.fsum(fp), math.fsum(fn)
 
 
 class Tally:

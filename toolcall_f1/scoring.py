@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import Call, GoldCall
-from .counting import Counts, Tally, example_sums, prf
-from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
-from .matching import match_indices
+from .counting import Counts, Tally, prf
+from .judge import AGREE, DISAGREE, EXTRA, MISSING, VERDICT_COUNTS, PairResult, gold_repr
+from .matching import Matcher, default_matcher
 from .schema import ToolSet
 from .values import Canonicalizer
 
@@ -99,6 +99,7 @@ def count_example(
     tools_digest: str = "",
     per_tool_counts: bool = True,
     details: bool = True,
+    matcher: Matcher | None = None,
 ) -> Score:
     """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
 
@@ -113,12 +114,20 @@ def count_example(
     per_tool_counts
         ``False`` leaves ``Score.per_tool`` empty (a corpus that does not report it).
     details
-        ``False``: at call level pairs are judged for exactness alone (no per-argument
-        verdicts); every count and flag is the same.
+        ``False``: at call level pairs are reported for their exactness alone (no
+        per-argument verdicts); every count and flag is the same.
+    matcher
+        The :class:`~toolcall_f1.matching.Matcher` that pairs the calls (its shortcuts);
+        by default the one for ``matching`` and ``level``. Its own must be those.
 
     Returns
     -------
     Score
+
+    Raises
+    ------
+    ValueError
+        For a ``matcher`` whose matching or level is not ``matching`` or ``level``.
 
     Examples
     --------
@@ -128,12 +137,15 @@ def count_example(
     >>> s.tp, s.fp, s.fn, s.exact
     (1.0, 1.0, 1.0, False)
     """
-    pairs, unmatched_pred, unmatched_gold = match_indices(
-        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
-        details=details,
-    )
+    if matcher is None:
+        matcher = default_matcher(matching, level)
+    elif (matcher.matching, matcher.level) != (matching, level):
+        raise ValueError(f"count_example: the matcher is for matching={matcher.matching!r}, level={matcher.level!r};"
+                         f" expected matching={matching!r}, level={level!r}")
+    pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
+                                                          fill_defaults=fill_defaults, details=details)
     fields = list(_fields(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level))
-    tp, fp, fn = example_sums(fields)
+    tp, fp, fn = _sums(fields)
     hallucinated_tools, hallucinated_args = _hallucinations(preds, toolset)
     return Score(
         tp, fp, fn,
@@ -193,7 +205,26 @@ def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dic
         key = toolset.name_canon(name)
         declared = toolset.by_key.get(key)
         rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight, name))
-    return {name: Counts(*example_sums(row)) for name, row in rows.items()}
+    return {name: Counts(*_sums(row)) for name, row in rows.items()}
+
+
+def _sums(fields: Iterable[tuple[str, float, str]]) -> tuple[float, float, float]:
+    """The weighted TP, FP and FN of fields ``(verdict, weight, _)``: each weight added,
+    exactly, to what its verdict adds to (:data:`~toolcall_f1.judge.VERDICT_COUNTS`), and each
+    sum rounded once (an example's counts are floats, SPEC §7)."""
+    tp: list[float] = []
+    fp: list[float] = []
+    fn: list[float] = []
+    for verdict, weight, _ in fields:
+        adds_tp, adds_fp, adds_fn = VERDICT_COUNTS[verdict]
+        if adds_tp:
+            tp.append(weight)
+        if adds_fp:
+            fp.append(weight)
+        if adds_fn:
+            fn.append(weight)
+    counts = Counts.of_terms(tp, fp, fn)
+    return counts.tp, counts.fp, counts.fn
 
 
 def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[int, int]:
