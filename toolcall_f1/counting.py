@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-__all__ = ["Counts", "EmptyCorpusError", "Tally", "prf"]
+__all__ = ["Counts", "EmptyCorpusError", "Tally", "exact_sums", "prf"]
 
 
 class EmptyCorpusError(ValueError):
@@ -73,13 +73,27 @@ def _units(field: str, x: Any) -> int:
     return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
 
 
-def _sum_units(terms: Iterable[float]) -> int:
-    """The exact sum of finite floats >= 0, in units (``_units`` without its checks)."""
-    total = 0
-    for x in terms:
-        num, den = x.as_integer_ratio()
-        total += num << (_EXPONENT + 1 - den.bit_length())
-    return total
+def exact_sums(*terms: Iterable[float]) -> tuple[float, ...]:
+    """The exact sum of each list of weighted terms, rounded once: what :func:`math.fsum` of
+    each gives, so neither call order nor argument order can change a digit (SPEC §7). The
+    same units as :class:`Counts` (one exact-number scheme for every count). Terms are finite
+    numbers >= 0 (weights, and their products, as checked when weights are read).
+
+    Examples
+    --------
+    >>> exact_sums([1.0, 0.1, 0.2], [0.5], [])
+    (1.3, 0.5, 0.0)
+    >>> exact_sums([0.1] * 10)[0] == math.fsum([0.1] * 10)
+    True
+    """
+    sums = []
+    for some in terms:
+        total = 0
+        for x in some:
+            num, den = x.as_integer_ratio()
+            total += num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
+        sums.append(total / _UNIT)
+    return tuple(sums)
 
 
 class Counts:
@@ -171,22 +185,6 @@ class Counts:
         tp, fp, fn = self.tp, self.fp, self.fn
         p, r, f = prf(tp, fp, fn)
         return {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f}
-
-    @classmethod
-    def of_terms(cls, tp: Iterable[float], fp: Iterable[float], fn: Iterable[float]) -> Counts:
-        """The exact sums of weighted terms (SPEC §7), each read out as the float
-        :func:`math.fsum` of its terms gives: neither call order nor argument order can change
-        a digit. Terms are finite floats >= 0 (weights, and their products, as checked when
-        weights are read).
-
-        Examples
-        --------
-        >>> Counts.of_terms([1.0, 0.1, 0.2], [0.5], [])
-        Counts(tp=1.3, fp=0.5, fn=0.0)
-        >>> Counts.of_terms([0.1] * 10, [], []).tp == math.fsum([0.1] * 10)
-        True
-        """
-        return cls._of_units(_sum_units(tp), _sum_units(fp), _sum_units(fn))
 
     @staticmethod
     def total(counts: Iterable[Counts]) -> Counts:

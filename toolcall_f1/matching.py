@@ -47,6 +47,7 @@ __all__ = [
     "NameGroup",
     "Solver",
     "SOLVERS",
+    "DEFAULT_MATCHERS",
     "MATCHINGS",
     "LEVELS",
 ]
@@ -70,27 +71,29 @@ INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 Pairs = list[tuple[int, int]]
 
 
+@dataclass(slots=True)
 class NameGroup:
     """The calls of one example to one tool, and what judges them (a matcher's unit of work).
 
-    ``units`` is the exact integer image of every weight its pairs can involve
-    (:func:`_group_units`), computed once when first read; ``exact_only``: nothing but the
-    pairs' exactness is counted (call level, no details), so chosen pairs are reported as that.
+    ``exact_only``: nothing but the pairs' exactness is counted (call level, no details), so
+    chosen pairs are reported as that. ``units`` (:meth:`weight_units`) is filled when first read.
     """
 
-    __slots__ = ("_units", "canon", "exact_only", "fill_defaults", "golds", "level", "preds", "tool", "wspec")
+    preds: Sequence[Call]
+    golds: Sequence[GoldCall]
+    tool: ToolSpec | None
+    wspec: ToolSpec
+    canon: Canonicalizer
+    fill_defaults: bool
+    level: str
+    exact_only: bool
+    units: dict[float, int] | None = None
 
-    def __init__(self, preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
-                 canon: Canonicalizer, fill_defaults: bool, level: str, exact_only: bool) -> None:
-        self.preds, self.golds, self.tool, self.wspec = preds, golds, tool, wspec
-        self.canon, self.fill_defaults, self.level, self.exact_only = canon, fill_defaults, level, exact_only
-        self._units: dict[float, int] | None = None
-
-    @property
-    def units(self) -> dict[float, int]:
-        if self._units is None:
-            self._units = _group_units(self.preds, self.golds, self.wspec)
-        return self._units
+    def weight_units(self) -> dict[float, int]:
+        """The exact integer image of every weight the group's pairs can involve (:func:`_group_units`)."""
+        if self.units is None:
+            self.units = _group_units(self.preds, self.golds, self.wspec)
+        return self.units
 
     def judge(self, i: int, j: int) -> PairResult:
         """The pair ``(preds[i], golds[j])`` judged in full (:func:`~toolcall_f1.judge.judge_pair`)."""
@@ -267,7 +270,7 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
 
 def _optimal_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> Cost:
     """The optimal matcher's costs (:func:`_optimal`) for a group of which ``k`` pairs are chosen."""
-    return _optimal(numbers, group.preds, group.golds, group.wspec, group.units, group.level, k)
+    return _optimal(numbers, group.preds, group.golds, group.wspec, group.weight_units(), group.level, k)
 
 
 def _solve(cost: Cost) -> Pairs:
@@ -674,20 +677,23 @@ class Matcher:
         large = n * m >= self.large_from
         if self.classes and large and (classed := self._match_classes(group)) is not None:
             return classed
-        # 1. judge every candidate pair
+        # 1. judge every candidate pair: by value keys (a large group), else each in full
+        numbers: GroupNumbers | None = None
+        results: list[list[PairResult]] = []  # empty: not judged pair by pair
         if self.keyed and large:
             numbers = judge_group(group.preds, group.golds, group.tool, group.wspec, group.canon,
-                                  group.fill_defaults, group.units)
-            chosen = self.assign(numbers, group)  # 2. costs, 3. assign
-            return [(a, b, group.reported(group.judge(a, b))) for a, b in chosen]  # 4. judge the chosen pairs
-        results = [[group.judge(i, j) for j in range(m)] for i in range(n)]
-        solver = SOLVERS[self.matching]
-        chosen = None
-        if self.forced_exact and solver.takes_forced_exact is not None and solver.takes_forced_exact(self.level, n, m):
+                                  group.fill_defaults, group.weight_units())
+        else:
+            results = [[group.judge(i, j) for j in range(m)] for i in range(n)]
+        # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
+        chosen: Pairs | None = None
+        takes_forced = SOLVERS[self.matching].takes_forced_exact
+        if results and self.forced_exact and takes_forced is not None and takes_forced(self.level, n, m):
             chosen = _forced_exact([[r.exact for r in row] for row in results])
         if chosen is None:
-            chosen = self.assign(_numbers(results, group.units), group)
-        return [(a, b, group.reported(results[a][b])) for a, b in chosen]
+            chosen = self.assign(numbers if numbers is not None else _numbers(results, group.weight_units()), group)
+        # 4. judge the chosen pairs
+        return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
 
     def assign(self, numbers: GroupNumbers, group: NameGroup) -> Pairs:
         """Steps 2 and 3 for a group judged for its numbers: the solver's costs, and the
@@ -713,30 +719,15 @@ class Matcher:
             return None
         reps = group.with_calls([preds[i] for i in p_reps], [golds[j] for j in g_reps])
         judged = [[reps.judge(a, b) for b in range(len(g_reps))] for a in range(len(p_reps))]
-        costs = solver.costs(_numbers(judged, reps.units), reps, min(len(preds), len(golds)))
+        costs = solver.costs(_numbers(judged, reps.weight_units()), reps, min(len(preds), len(golds)))
         return [(i, j, group.reported(judged[p_class[i]][g_class[j]]))
                 for i, j in solver.assign_classes(costs, p_class, g_class)]
 
 
-#: The matcher of each setting, every shortcut on (what the metric uses).
-_DEFAULT_MATCHERS = {(matching, level): Matcher(matching, level) for matching in MATCHINGS for level in LEVELS}
-
-
-def default_matcher(matching: str, level: str) -> Matcher:
-    """The matcher for ``matching`` and ``level`` with every shortcut on (built once).
-
-    Raises
-    ------
-    ValueError
-        For an unknown ``matching`` or ``level``.
-
-    Examples
-    --------
-    >>> default_matcher("optimal", "arg") == Matcher("optimal", "arg")
-    True
-    """
-    found = _DEFAULT_MATCHERS.get((matching, level))
-    return found if found is not None else Matcher(matching, level)
+#: The matcher of each setting with every shortcut on (what the metric uses).
+DEFAULT_MATCHERS: Mapping[tuple[str, str], Matcher] = {
+    (matching, level): Matcher(matching, level) for matching in MATCHINGS for level in LEVELS
+}
 
 
 # --------------------------------------------------------------------------- public
@@ -803,7 +794,7 @@ def match_calls(
     ...
     ValueError: matching: unknown value 'best'; expected one of 'greedy', 'optimal'
     """
-    matcher = matcher or default_matcher(matching, level)
+    matcher = matcher or DEFAULT_MATCHERS.get((matching, level)) or Matcher(matching, level)
     toolset, canon_fn = public_settings("match_calls", tools, weights, canonicalizer, name_canonicalizer, canon)
     pcalls = coerce_structured(pred)
     gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold, gold=True)]
