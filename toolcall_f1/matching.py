@@ -12,12 +12,14 @@
 4. *judge the chosen pairs* in full, for their verdicts.
 
 Shortcuts give the same results faster, each a field of the matcher (the general path is
-``Matcher(matching, level, single=False, forced_exact=False, classes=False, keyed=False)``,
+``Matcher(matching, level, single=False, forced_exact=False, classes=False, keyed=False,
+exact_pairs=False)``,
 and tests pin each shortcut to it): a group of one pair is paired without a solver; a small
 group where each call has its own exact partner takes those pairs without one; a large group
 of many repeated calls is judged and assigned over classes of identical calls; and a large
 group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead of pair by
-pair. :func:`match_calls` is the public entry point.
+pair; and where only exactness is counted, a large group's exact pairs are found through an
+index and assigned alone. :func:`match_calls` is the public entry point.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import numpy as np
 from .calls import Call, GoldCall, coerce_structured
 from .judge import VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
-from .values import Canonicalizer
+from .values import KEYED_CANONICALIZERS, Canonicalizer, value_key
 
 __all__ = [
     "ArgVerdict",  # judged pairs, re-exported: toolcall_f1.matching.compare_call keeps working
@@ -540,6 +542,53 @@ def _shortest_paths(edges: list[tuple[int, int, int]], sources: list[int], size:
     raise RuntimeError("minimum-cost flow: a negative cycle")  # cannot happen: a least-cost flow has none
 
 
+# --------------------------------------------------------------------------- exact pairs alone
+
+
+def _exact_candidates(group: NameGroup) -> list[list[int]] | None:
+    """For each gold call, the predictions that can be its exact partners (a superset of
+    them), found through one argument: a non-optional one whose accepted values are plain and
+    keyed. An exact pair agrees on it, so the prediction gives an equal value — an equal
+    :func:`~toolcall_f1.values.value_key` — or none, read as the schema default. None when a
+    gold call has no such argument or the canonicalizer is not keyed."""
+    if group.canon not in KEYED_CANONICALIZERS:
+        return None
+    params = (group.tool.params if group.tool is not None else {})
+    index: dict[str, tuple[dict[Any, list[int]], list[int], list[int]]] = {}  # by value key, unkeyed, lacking
+    out = []
+    for gold in group.golds:
+        anchor = next((k for k, acc in gold.arguments.items() if not acc.optional and acc.plain), None)
+        if anchor is None:
+            return None
+        keys = [value_key(c, group.canon) for c in gold.arguments[anchor].values]
+        if any(k is None for k in keys):
+            return None
+        if anchor not in index:
+            index[anchor] = _value_index(group.preds, anchor, group.canon)
+        by_key, unkeyed, lacking = index[anchor]
+        pspec = params.get(anchor)
+        found = [i for k in dict.fromkeys(keys) for i in by_key.get(k, ())] + unkeyed
+        if group.fill_defaults and pspec is not None and pspec.has_default:
+            found += lacking
+        out.append(found)
+    return out
+
+
+def _value_index(preds: Sequence[Call], key: str, canon: Canonicalizer) -> tuple[dict[Any, list[int]], list[int], list[int]]:
+    """The predictions by the value key of their argument ``key``; those whose value has no
+    key; those without the argument."""
+    by_key: dict[Any, list[int]] = {}
+    unkeyed, lacking = [], []
+    for i, p in enumerate(preds):
+        if key not in p.arguments:
+            lacking.append(i)
+        elif (k := value_key(p.arguments[key], canon)) is None:
+            unkeyed.append(i)
+        else:
+            by_key.setdefault(k, []).append(i)
+    return by_key, unkeyed, lacking
+
+
 # --------------------------------------------------------------------------- the solvers
 
 
@@ -562,19 +611,49 @@ class Solver:
     every pair: the same pairs, or for a tie-breaking rule of its own the same objective.
     ``takes_forced_exact(level, n, m)``: whether, for a group of ``n`` predictions and ``m``
     gold calls where each call of the smaller side has its own exact partner, the rule surely
-    chooses those pairs.
+    chooses those pairs. ``assign_exact(exact, n, m)``, when given: where only exactness is
+    counted (call level, no details), the exact pairs the rule chooses, from the exact pairs
+    alone (``(i, j, agreeing weight units)``); every other call of the smaller side is then
+    paired inexactly, and which inexact pair is listed changes no count.
     """
 
     costs: Callable[[GroupNumbers, NameGroup, int], Any]
     assign: Callable[[Any], Pairs]
     assign_classes: Callable[[Any, list[int], list[int]], Pairs] | None = None
     takes_forced_exact: Callable[[str, int, int], bool] | None = None
+    assign_exact: Callable[[list[tuple[int, int, int]], int, int], Pairs] | None = None
+
+
+def _greedy_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
+    """Greedy over exact pairs alone: it takes every exact pair before any other, best-first
+    (more agreeing weight, then lower prediction and gold index)."""
+    free_p, free_g = bytearray(b"\1") * n, bytearray(b"\1") * m
+    pairs: Pairs = []
+    for i, j, _ in sorted(exact, key=lambda e: (-e[2], e[0], e[1])):
+        if free_p[i] and free_g[j]:
+            free_p[i] = free_g[j] = 0
+            pairs.append((i, j))
+    return sorted(pairs)
+
+
+def _most_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
+    """The optimal matcher at call level over exact pairs alone: the most exact pairs (a
+    maximum bipartite matching, Hopcroft–Karp), which is its objective there."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    if not exact:
+        return []
+    rows, cols = [e[0] for e in exact], [e[1] for e in exact]
+    graph = csr_matrix((np.ones(len(exact), dtype=np.int8), (rows, cols)), shape=(n, m))
+    match = maximum_bipartite_matching(graph, perm_type="column")  # the column of each row, or -1
+    return [(i, int(j)) for i, j in enumerate(match.tolist()) if j >= 0]
 
 
 #: The matchers by name (``matching=``): a new solver is one entry here.
 SOLVERS: Mapping[str, Solver] = {
-    "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, _always),
-    "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square),
+    "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, _always, _greedy_exact),
+    "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square, _most_exact),
 }
 MATCHINGS = tuple(SOLVERS)
 
@@ -604,6 +683,10 @@ class Matcher:
         assigned over classes of identical calls (:attr:`Solver.assign_classes`).
     keyed
         Shortcut: a large group is judged by value keys (:func:`~toolcall_f1.judge.judge_group`).
+    exact_pairs
+        Shortcut: where only exactness is counted (call level, no details), a large group's
+        exact pairs are found through an index of the predictions' values and assigned alone
+        (:attr:`Solver.assign_exact`); no n×m table is held.
     large_from
         The number of pairs from which a group is large.
 
@@ -633,6 +716,7 @@ class Matcher:
     forced_exact: bool = True
     classes: bool = True
     keyed: bool = True
+    exact_pairs: bool = True
     large_from: int = 64
 
     def __post_init__(self) -> None:
@@ -677,6 +761,8 @@ class Matcher:
         large = n * m >= self.large_from
         if self.classes and large and (classed := self._match_classes(group)) is not None:
             return classed
+        if self.exact_pairs and large and group.exact_only and (found := self._match_exact(group)) is not None:
+            return found
         # 1. judge every candidate pair: by value keys (a large group), else each in full
         numbers: GroupNumbers | None = None
         results: list[list[PairResult]] = []  # empty: not judged pair by pair
@@ -700,6 +786,28 @@ class Matcher:
         pairs ``(i, j)`` it chooses, sorted."""
         solver = SOLVERS[self.matching]
         return solver.assign(solver.costs(numbers, group, min(numbers.exact.shape)))
+
+    def _match_exact(self, group: NameGroup) -> list[tuple[int, int, PairResult]] | None:
+        """Call level, no details: the solver's exact pairs from the exact pairs alone, each
+        found among its candidates (:func:`_exact_candidates`) and judged in full; the other
+        calls of the smaller side paired inexactly in index order. None when the solver has no
+        rule for that, or the group's calls give no index."""
+        assign_exact = SOLVERS[self.matching].assign_exact
+        candidates = _exact_candidates(group) if assign_exact is not None else None
+        if assign_exact is None or candidates is None:
+            return None
+        units = group.weight_units()
+        exact = []
+        for j, found in enumerate(candidates):
+            for i in found:
+                r = group.judge(i, j)
+                if r.exact:
+                    exact.append((i, j, sum(VERDICT_COUNTS[v.verdict][0] * units[v.weight] for v in r.verdicts)))
+        n, m = len(group.preds), len(group.golds)
+        chosen = assign_exact(exact, n, m)
+        taken_p, taken_g = {i for i, _ in chosen}, {j for _, j in chosen}
+        rest = zip([i for i in range(n) if i not in taken_p], [j for j in range(m) if j not in taken_g])
+        return sorted([(i, j, EXACT_ONLY) for i, j in chosen] + [(i, j, INEXACT_ONLY) for i, j in rest])
 
     def _match_classes(self, group: NameGroup) -> list[tuple[int, int, PairResult]] | None:
         """A group with many repeated calls: identical predictions (and identical gold calls)

@@ -25,8 +25,8 @@ from toolcall_f1.scoring import count_example
 from toolcall_f1.values import resolve_canonicalizer, resolve_name_canonicalizer
 
 #: Every shortcut off: the general path.
-GENERAL = dict(single=False, forced_exact=False, classes=False, keyed=False)
-SHORTCUTS = ("single", "forced_exact", "classes", "keyed")
+GENERAL = dict(single=False, forced_exact=False, classes=False, keyed=False, exact_pairs=False)
+SHORTCUTS = tuple(GENERAL)
 
 
 def only(shortcut: str, **fields: Any) -> dict[str, Any]:
@@ -35,24 +35,25 @@ def only(shortcut: str, **fields: Any) -> dict[str, Any]:
 
 
 def compute_with(metric: ToolCallMetric, predictions: list[Any], references: list[Any], matcher: Matcher,
-                 tools: Any = None, weights: Any = None) -> dict[str, Any]:
-    """``metric.compute(predictions, references, return_details=True, per_tool=True)`` with
+                 tools: Any = None, weights: Any = None, details: bool = True) -> dict[str, Any]:
+    """``metric.compute(predictions, references, return_details=details, per_tool=True)`` with
     ``matcher`` pairing the calls: each example read by the metric, then counted by
     ``count_example`` with the matcher, and folded into a ``Tally``. (References carry no
     tools of their own here: the metric's are ``tools`` and ``weights``.)"""
     toolset = compile_tools(merge_tools(tools), validate_weights(weights),
                             resolve_name_canonicalizer(metric.name_canonicalizer))
-    tally, details = Tally(), []
+    tally, scores = Tally(), []
     for pred, ref in zip(predictions, references):
         read = metric(pred, ref)
         score = count_example(list(read.preds), list(read.golds), toolset, level=metric.level,
                               matching=metric.matching, canon=resolve_canonicalizer(metric.canonicalizer),
                               fill_defaults=metric.reference_format != "bfcl", parse_error=read.parse_error,
-                              tools_digest=read.tools_digest, matcher=matcher)
+                              tools_digest=read.tools_digest, details=details, matcher=matcher)
         tally.add(score)
-        details.append(score.to_dict())
+        scores.append(score.to_dict())
     result = tally.result(metric.signature(example_tools_digests=tally.digests), per_tool=True)
-    result["details"] = details
+    if details:
+        result["details"] = [s for s in scores]
     return result
 
 
@@ -110,6 +111,8 @@ def test_shortcuts_change_no_public_result(shortcut: str, seed: int, level: str,
     full = compute_with(metric, preds, refs, Matcher(matching_, level, **GENERAL), tools, weights)
     assert {k: v for k, v in fast.items() if k != "details"} == {k: v for k, v in full.items() if k != "details"}
     assert counts == {k: v for k, v in full.items() if k != "details"}
+    fields = only(shortcut, large_from=2)
+    assert compute_with(metric, preds, refs, Matcher(matching_, level, **fields), tools, weights, details=False) == counts
     assert _objective(fast) == _objective(full) == _objective(public)
     if matching_ == "greedy" or shortcut not in ("all", "classes"):  # the very same pairs, argument by argument
         assert fast["details"] == full["details"]

@@ -197,19 +197,24 @@ def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level:
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_greedy_counts_without_details_need_only_the_exact_pairs(seed: int) -> None:
-    """Greedy ranks exact pairs by their agreeing weight: the exact pairs it takes, and so the
+@pytest.mark.parametrize("matching_", ["greedy", "optimal"])
+def test_counts_without_details_need_only_the_exact_pairs(seed: int, matching_: str) -> None:
+    """Greedy ranks exact pairs by their agreeing weight, and takes them first; the optimal
+    matcher at call level takes the most exact pairs: the exact pairs each takes, and so the
     counts, are those of judging every pair."""
     rng = random.Random(seed)
     n, m = rng.randint(9, 25), rng.randint(9, 25)
     preds = [Call("f", {k: rng.choice([1, 2, 3]) for k in "abc" if rng.random() < 0.6}) for _ in range(n)]
     golds = [("f", {"a": rng.choice([1, 2, 3]), "b": rng.choice([1, 2])}) for _ in range(m)]
     tools = [{"name": "f", "parameters": {"properties": {"a": {}, "b": {}, "c": {"default": 1}}}}]
-    metric = ToolCallMetric(tools=tools)
+    metric = ToolCallMetric(tools=tools, matching=matching_)
     fast = metric.compute([preds], [golds], per_tool=True)
     detailed = metric.compute([preds], [golds], per_tool=True, return_details=True)
     detailed.pop("details")
-    full = compute_with(metric, [preds], [golds], Matcher(**GENERAL), tools)
+    only_exact = compute_with(metric, [preds], [golds], Matcher(matching_, **{**GENERAL, "exact_pairs": True}),
+                              tools, details=False)
+    assert only_exact == fast
+    full = compute_with(metric, [preds], [golds], Matcher(matching_, **GENERAL), tools)
     full.pop("details")
     assert fast == detailed == full
 
