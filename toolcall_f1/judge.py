@@ -6,8 +6,8 @@ missing or omitted; a pair is exact when every verdict is fine (:data:`FINE`), a
 (and :func:`compare_call`, its public form) reads the rule for every argument of a pair;
 :func:`judge_group` reads the same rule for every pair of a name group at once, as numbers,
 deciding a value's equality by comparing integer ids of its
-:func:`~toolcall_f1.values.value_key` where it can (:func:`_both_verdict` is the part of the
-rule both read).
+:func:`~toolcall_f1.values.value_key` where it can (the part of the rule both read is one
+table, :data:`BOTH_VERDICT`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ __all__ = [
     "judge_group",
     "FINE",
     "VERDICT_COUNTS",
+    "EXACT_ONLY",
+    "INEXACT_ONLY",
 ]
 
 AGREE, DISAGREE, EXTRA, MISSING, OMITTED = "agree", "disagree", "extra", "missing", "omitted"
@@ -55,13 +57,13 @@ AGREE, DISAGREE, EXTRA, MISSING, OMITTED = "agree", "disagree", "extra", "missin
 #: one table of it, read by judging, matching and counting alike — and the one place a
 #: disagreeing field (an argument, or a whole pair that is not exact at call level) counts as
 #: both a false positive and a false negative.
-VERDICT_COUNTS: Mapping[str, tuple[int, int, int]] = MappingProxyType({
+VERDICT_COUNTS: Mapping[str, tuple[int, int, int]] = {
     AGREE: (1, 0, 0),
     DISAGREE: (0, 1, 1),
     EXTRA: (0, 1, 0),
     MISSING: (0, 0, 1),
     OMITTED: (0, 0, 0),
-})
+}
 #: The verdicts an exact pair may have (SPEC §5): a pair is exact when all of its are fine.
 FINE = frozenset({AGREE, OMITTED})
 
@@ -116,6 +118,10 @@ class PairResult:
     errors: float
     verdicts: tuple[ArgVerdict, ...]
 
+
+#: A pair judged for its exactness alone, where nothing else is read (call level, no details).
+EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
+INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 
 _NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 #: The schema of an undeclared tool: no parameters, none required.
@@ -183,9 +189,9 @@ def _verdict(
     if key in pargs:
         value = pargs[key]
         if accepted.optional and is_empty_value(value):
-            return _both_verdict(True, False), value, accepted, None
+            return BOTH_VERDICT[True, False], value, accepted, None
         reason = _disagreement(value, accepted, pspec, canon)
-        return _both_verdict(False, reason is None), value, accepted, reason
+        return BOTH_VERDICT[False, reason is None], value, accepted, reason
     if key in required:
         return MISSING, None, accepted, "required"
     if accepted.optional:
@@ -196,10 +202,12 @@ def _verdict(
     return MISSING, None, accepted, None
 
 
-def _both_verdict(omitted: bool, agrees: bool) -> str:
-    """The verdict of an argument both sides have: omitted when the gold marks it optional and
-    the prediction gives it empty, else agree when its value agrees (SPEC §3, §5)."""
-    return OMITTED if omitted else AGREE if agrees else DISAGREE
+#: The verdict of an argument both sides have, by ``(omitted, agrees)``: omitted when the gold
+#: marks it optional and the prediction gives it empty, else agree when its value agrees (SPEC
+#: §3, §5) — the part of :func:`_verdict` the keyed judge reads as a table.
+BOTH_VERDICT: Mapping[tuple[bool, bool], str] = {
+    (True, False): OMITTED, (True, True): OMITTED, (False, True): AGREE, (False, False): DISAGREE,
+}
 
 
 def compare_call(
@@ -272,9 +280,11 @@ def public_settings(
 
 
 def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
-               fill_defaults: bool) -> PairResult:
+               fill_defaults: bool, exact_only: bool = False) -> PairResult:
     """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
-    ``wspec`` the weights."""
+    ``wspec`` the weights. ``exact_only``: where nothing but exactness is read, the judgement
+    stops at the first argument that is not fine and gives :data:`EXACT_ONLY` or
+    :data:`INEXACT_ONLY` (no weights or verdicts)."""
     tool = tool or _NO_TOOL
     pargs, gargs = pred.arguments, gold.arguments
     verdicts = []
@@ -282,13 +292,17 @@ def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpe
     for key in [*gargs, *(key for key in pargs if key not in gargs)]:  # the gold call's, then the prediction's own
         verdict, value, accepted, reason = _verdict(key, pargs, gargs.get(key), tool.params.get(key), tool.required,
                                                     canon, fill_defaults)
+        if exact_only:
+            if verdict not in FINE:
+                return INEXACT_ONLY
+            continue
         w = wspec.arg_weight(key)
         verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
         tp, fp, fn = VERDICT_COUNTS[verdict]
         agree += tp * w
         errors += (fp + fn) * w
         exact = exact and verdict in FINE
-    return PairResult(exact, agree, errors, tuple(verdicts))
+    return EXACT_ONLY if exact_only else PairResult(exact, agree, errors, tuple(verdicts))
 
 
 # --------------------------------------------------------------------------- a whole name group
@@ -395,7 +409,7 @@ def _both_codes(
     for slot in gid.T:
         member |= pid[:, None] == slot[None, :]
     optional = np.array([a.optional for a in accepted], dtype=bool)
-    both = np.array([[_CODE[_both_verdict(o, a)] for a in (False, True)] for o in (False, True)])
+    both = np.array([[_CODE[BOTH_VERDICT[o, a]] for a in (False, True)] for o in (False, True)])
     codes = both[(empty[:, None] & optional[None, :]).astype(np.int64), (member & type_fine[:, None]).astype(np.int64)]
     for i, j in zip(*np.nonzero(unkeyed)):
         codes[i, j] = code(preds[i].arguments, accepted[j])

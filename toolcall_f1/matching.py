@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .calls import Call, GoldCall, coerce_structured
-from .judge import VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
+from .judge import EXACT_ONLY, INEXACT_ONLY, VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
 from .values import KEYED_CANONICALIZERS, Canonicalizer, value_key
 
@@ -66,9 +66,6 @@ def check_choice(value: str, choices: Sequence[str], what: str) -> str:
     return value
 
 
-#: A pair judged for exactness alone, where counting reads nothing else (call level, no details).
-EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
-INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 
 Pairs = list[tuple[int, int]]
 
@@ -97,9 +94,11 @@ class NameGroup:
             self.units = _group_units(self.preds, self.golds, self.wspec)
         return self.units
 
-    def judge(self, i: int, j: int) -> PairResult:
-        """The pair ``(preds[i], golds[j])`` judged in full (:func:`~toolcall_f1.judge.judge_pair`)."""
-        return judge_pair(self.preds[i], self.golds[j], self.tool, self.wspec, self.canon, self.fill_defaults)
+    def judge(self, i: int, j: int, exact_only: bool = False) -> PairResult:
+        """The pair ``(preds[i], golds[j])`` judged (:func:`~toolcall_f1.judge.judge_pair`): in
+        full, or for its exactness alone."""
+        return judge_pair(self.preds[i], self.golds[j], self.tool, self.wspec, self.canon, self.fill_defaults,
+                          exact_only)
 
     def reported(self, result: PairResult) -> PairResult:
         """A chosen pair as the score holds it: in full, or its exactness alone."""
@@ -245,11 +244,10 @@ class Cost:
 def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
              units: Mapping[float, int], level: str, k: int | None = None) -> Cost:
     """The cost whose least sum over assignments of ``k`` pairs (default: the smaller side)
-    is the optimal matcher's objective (SPEC §6): fewest FP+FN at ``level``, then most exact
-    pairs, then most TP, then fewest FP — in exact integers."""
+    is the optimal matcher's objective at argument level (SPEC §6): fewest FP+FN, then most
+    exact pairs, then most TP, then fewest FP — in exact integers. (At call level it is −1
+    per exact pair: :func:`_optimal_costs`.)"""
     exact = numbers.exact.astype(np.int64)
-    if level == "call":  # FP+FN, exact pairs, TP and FP: each follows the number of exact pairs
-        return Cost([-exact], [1])
     n, m = exact.shape
     k = min(n, m) if k is None else k
     wt, name = units[spec.weight], units[1.0]
@@ -272,6 +270,8 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
 
 def _optimal_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> Cost:
     """The optimal matcher's costs (:func:`_optimal`) for a group of which ``k`` pairs are chosen."""
+    if group.level == "call":  # FP+FN, exact pairs, TP and FP: each follows the number of exact pairs
+        return Cost([-numbers.exact.astype(np.int64)], [1])
     return _optimal(numbers, group.preds, group.golds, group.wspec, group.weight_units(), group.level, k)
 
 
@@ -615,6 +615,7 @@ class Solver:
     counted (call level, no details), the exact pairs the rule chooses, from the exact pairs
     alone (``(i, j, agreeing weight units)``); every other call of the smaller side is then
     paired inexactly, and which inexact pair is listed changes no count.
+    ``reads_only_exact(level)``: the rule reads nothing but the pairs' exactness at ``level``.
     """
 
     costs: Callable[[GroupNumbers, NameGroup, int], Any]
@@ -622,6 +623,7 @@ class Solver:
     assign_classes: Callable[[Any, list[int], list[int]], Pairs] | None = None
     takes_forced_exact: Callable[[str, int, int], bool] | None = None
     assign_exact: Callable[[list[tuple[int, int, int]], int, int], Pairs] | None = None
+    reads_only_exact: Callable[[str], bool] = lambda level: False
 
 
 def _greedy_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
@@ -653,7 +655,8 @@ def _most_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
 #: The matchers by name (``matching=``): a new solver is one entry here.
 SOLVERS: Mapping[str, Solver] = {
     "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, _always, _greedy_exact),
-    "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square, _most_exact),
+    "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square, _most_exact,
+                      lambda level: level == "call"),
 }
 MATCHINGS = tuple(SOLVERS)
 
@@ -734,6 +737,13 @@ class Matcher:
         the pairs are the same.
         """
         exact_only = not details and self.level == "call"
+        if self.single and len(preds) == len(golds) == 1:  # the commonest example: skip grouping
+            key = toolset.name_canon(preds[0].name)
+            if key != toolset.name_canon(golds[0].name):
+                return [], [0], [0]
+            group = NameGroup(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
+                              fill_defaults, self.level, exact_only)
+            return self.match_group(group), [], []
         groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
         for i, pcall in enumerate(preds):
             groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
@@ -757,27 +767,31 @@ class Matcher:
         """The pairs of one name group, ``(i, j, PairResult)`` by position in its calls."""
         n, m = len(group.preds), len(group.golds)
         if self.single and n == m == 1:
-            return [(0, 0, group.reported(group.judge(0, 0)))]
+            return [(0, 0, group.reported(group.judge(0, 0, group.exact_only)))]
         large = n * m >= self.large_from
         if self.classes and large and (classed := self._match_classes(group)) is not None:
             return classed
         if self.exact_pairs and large and group.exact_only and (found := self._match_exact(group)) is not None:
             return found
-        # 1. judge every candidate pair: by value keys (a large group), else each in full
+        # 1. judge every candidate pair: by value keys (a large group), else each pair itself
+        solver = SOLVERS[self.matching]
+        light = group.exact_only and solver.reads_only_exact(self.level)  # exactness is all that is read
         numbers: GroupNumbers | None = None
-        results: list[list[PairResult]] = []  # empty: not judged pair by pair
+        results: list[list[PairResult]] = []  # empty: judged by value keys
         if self.keyed and large:
             numbers = judge_group(group.preds, group.golds, group.tool, group.wspec, group.canon,
                                   group.fill_defaults, group.weight_units())
         else:
-            results = [[group.judge(i, j) for j in range(m)] for i in range(n)]
+            results = [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
-        takes_forced = SOLVERS[self.matching].takes_forced_exact
-        if results and self.forced_exact and takes_forced is not None and takes_forced(self.level, n, m):
+        forced = self.forced_exact and solver.takes_forced_exact is not None
+        if results and forced and solver.takes_forced_exact(self.level, n, m):  # type: ignore[misc]
             chosen = _forced_exact([[r.exact for r in row] for row in results])
         if chosen is None:
-            chosen = self.assign(numbers if numbers is not None else _numbers(results, group.weight_units()), group)
+            if numbers is None:
+                numbers = _numbers(results, {} if light else group.weight_units())
+            chosen = self.assign(numbers, group)
         # 4. judge the chosen pairs
         return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
 
