@@ -596,6 +596,10 @@ def _always(level: str, n: int, m: int) -> bool:
     return True
 
 
+def _never(level: str, n: int, m: int) -> bool:
+    return False
+
+
 def _call_level_or_square(level: str, n: int, m: int) -> bool:
     return level == "call" or n == m
 
@@ -621,7 +625,7 @@ class Solver:
     costs: Callable[[GroupNumbers, NameGroup, int], Any]
     assign: Callable[[Any], Pairs]
     assign_classes: Callable[[Any, list[int], list[int]], Pairs] | None = None
-    takes_forced_exact: Callable[[str, int, int], bool] | None = None
+    takes_forced_exact: Callable[[str, int, int], bool] = _never
     assign_exact: Callable[[list[tuple[int, int, int]], int, int], Pairs] | None = None
     reads_only_exact: Callable[[str], bool] = lambda level: False
 
@@ -785,8 +789,7 @@ class Matcher:
             results = [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
-        forced = self.forced_exact and solver.takes_forced_exact is not None
-        if results and forced and solver.takes_forced_exact(self.level, n, m):  # type: ignore[misc]
+        if results and self.forced_exact and solver.takes_forced_exact(self.level, n, m):
             chosen = _forced_exact([[r.exact for r in row] for row in results])
         if chosen is None:
             if numbers is None:

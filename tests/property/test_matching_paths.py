@@ -53,7 +53,7 @@ def compute_with(metric: ToolCallMetric, predictions: list[Any], references: lis
         scores.append(score.to_dict())
     result = tally.result(metric.signature(example_tools_digests=tally.digests), per_tool=True)
     if details:
-        result["details"] = [s for s in scores]
+        result["details"] = scores
     return result
 
 
