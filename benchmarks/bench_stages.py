@@ -146,7 +146,7 @@ def run(records_limit: int | None = None, repeat: int = 3) -> str:
     return markdown
 
 
-_GENERAL = dict(single=False, forced_exact=False, classes=False, keyed=False)
+_GENERAL = dict(single=False, forced_exact=False, classes=False, keyed=False, exact_pairs=False)
 
 
 def _shortcut_cases(records_limit: int | None) -> list[tuple[str, dict[str, Any], list[tuple[Any, ...]]]]:
@@ -172,6 +172,8 @@ def _shortcut_cases(records_limit: int | None) -> list[tuple[str, dict[str, Any]
     gen_calls = read(arg, [(e.prediction, e.reference) for e in generated], [common.TOOLS] * len(generated))
     big_p, big_g = _group(256)
     big = read(arg, [(big_p, big_g)], [[]])
+    wide_p, wide_g = _group(1000)
+    wide = read(arg, [(wide_p, wide_g)], [[]])
     nested = ToolCallMetric(reference_format="bfcl")
     same = read(nested, [([("f", {"e": {"k": "v"}})] * 1000, [{"f": {"e": [{"k": ["v", "w"]}]}}] * 1000)], [[]])
     bfcl_kw = dict(level="call", matching="optimal", canon_name="bfcl", fill_defaults=False, details=False)
@@ -183,6 +185,8 @@ def _shortcut_cases(records_limit: int | None) -> list[tuple[str, dict[str, Any]
          dict(level="arg", matching="optimal", canon_name="default", fill_defaults=True, details=True), gen_calls),
         ("one group of 256 × 256 distinct calls, arg level, optimal, details",
          dict(level="arg", matching="optimal", canon_name="default", fill_defaults=True, details=True), big),
+        ("one group of 1,000 × 1,000 distinct calls, call level, greedy, no details",
+         dict(level="call", matching="greedy", canon_name="default", fill_defaults=True, details=False), wide),
         ("1,000 identical calls vs 1,000 identical BFCL nested answers, call level, greedy",
          dict(level="call", matching="greedy", canon_name="bfcl", fill_defaults=False, details=True), same),
     ]
