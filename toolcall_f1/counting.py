@@ -74,26 +74,24 @@ def _units(field: str, x: Any) -> int:
 
 
 def exact_sums(*terms: Iterable[float]) -> tuple[float, ...]:
-    """The exact sum of each list of weighted terms, rounded once: what :func:`math.fsum` of
-    each gives, so neither call order nor argument order can change a digit (SPEC §7). The
-    same units as :class:`Counts` (one exact-number scheme for every count). Terms are finite
-    numbers >= 0 (weights, and their products, as checked when weights are read).
+    """The exact sum of each list of weighted terms, rounded once, so neither call order nor
+    argument order can change a digit (SPEC §7): an example's counts.
+
+    The same number as the units of :class:`Counts` give (the exact sum, correctly rounded):
+    :func:`math.fsum` computes exactly that, in C, ten times faster than summing units for an
+    example's few terms (0.3 µs against 3 µs) — :class:`Counts` keeps the units because a
+    corpus merges sums that must stay unrounded. Terms are finite numbers >= 0 (weights, and
+    their products, as checked when weights are read).
 
     Examples
     --------
     >>> exact_sums([1.0, 0.1, 0.2], [0.5], [])
     (1.3, 0.5, 0.0)
-    >>> exact_sums([0.1] * 10)[0] == math.fsum([0.1] * 10)
+    >>> terms = [0.1, 1 / 3, 2.5e-300, 0.7] * 5
+    >>> exact_sums(terms)[0] == Counts.total(Counts(t) for t in terms).tp
     True
     """
-    sums = []
-    for some in terms:
-        total = 0
-        for x in some:
-            num, den = x.as_integer_ratio()
-            total += num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
-        sums.append(total / _UNIT)
-    return tuple(sums)
+    return tuple(math.fsum(some) for some in terms)
 
 
 class Counts:
