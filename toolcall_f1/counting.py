@@ -13,7 +13,9 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-__all__ = ["Counts", "EmptyCorpusError", "Tally", "exact_sums", "prf"]
+from .judge import VERDICT_COUNTS
+
+__all__ = ["Counts", "EmptyCorpusError", "Tally", "example_sums", "prf"]
 
 
 class EmptyCorpusError(ValueError):
@@ -73,25 +75,36 @@ def _units(field: str, x: Any) -> int:
     return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
 
 
-def exact_sums(*terms: Iterable[float]) -> tuple[float, ...]:
-    """The exact sum of each list of weighted terms, rounded once, so neither call order nor
-    argument order can change a digit (SPEC §7): an example's counts.
+def example_sums(fields: Iterable[tuple[str, float, Any]]) -> tuple[float, float, float]:
+    """One example's weighted TP, FP and FN from its fields ``(verdict, weight, _)`` (SPEC §7):
+    each weight added to what its verdict adds to (:data:`~toolcall_f1.judge.VERDICT_COUNTS`),
+    each sum exact and rounded once, so neither call order nor argument order can change a digit.
 
-    The same number as the units of :class:`Counts` give (the exact sum, correctly rounded):
+    The same numbers as the units of :class:`Counts` give (the exact sum, correctly rounded):
     :func:`math.fsum` computes exactly that, in C, ten times faster than summing units for an
-    example's few terms (0.3 µs against 3 µs) — :class:`Counts` keeps the units because a
-    corpus merges sums that must stay unrounded. Terms are finite numbers >= 0 (weights, and
-    their products, as checked when weights are read).
+    example's few terms (0.3 µs against 3 µs) — :class:`Counts` keeps units because a corpus
+    merges sums that must stay unrounded. Weights are finite and >= 0 (checked when read).
 
     Examples
     --------
-    >>> exact_sums([1.0, 0.1, 0.2], [0.5], [])
-    (1.3, 0.5, 0.0)
-    >>> terms = [0.1, 1 / 3, 2.5e-300, 0.7] * 5
-    >>> exact_sums(terms)[0] == Counts.total(Counts(t) for t in terms).tp
+    >>> example_sums([("agree", 1.0, "f"), ("disagree", 0.5, "f"), ("missing", 0.25, "g")])
+    (1.0, 0.5, 0.75)
+    >>> weights = [0.1, 1 / 3, 2.5e-300, 0.7] * 5
+    >>> example_sums([("agree", w, "f") for w in weights])[0] == Counts.total(Counts(w) for w in weights).tp
     True
     """
-    return tuple(math.fsum(some) for some in terms)
+    tp: list[float] = []
+    fp: list[float] = []
+    fn: list[float] = []
+    for verdict, weight, _ in fields:
+        adds_tp, adds_fp, adds_fn = VERDICT_COUNTS[verdict]
+        if adds_tp:
+            tp.append(weight)
+        if adds_fp:
+            fp.append(weight)
+        if adds_fn:
+            fn.append(weight)
+    return math.fsum(tp), math.fsum(fp), math.fsum(fn)
 
 
 class Counts:

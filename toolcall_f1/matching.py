@@ -619,7 +619,7 @@ class Solver:
     counted (call level, no details), the exact pairs the rule chooses, from the exact pairs
     alone (``(i, j, agreeing weight units)``); every other call of the smaller side is then
     paired inexactly, and which inexact pair is listed changes no count.
-    ``reads_only_exact(level)``: the rule reads nothing but the pairs' exactness at ``level``.
+    ``reads_only_exact``: the levels at which the rule reads nothing but the pairs' exactness.
     """
 
     costs: Callable[[GroupNumbers, NameGroup, int], Any]
@@ -627,7 +627,7 @@ class Solver:
     assign_classes: Callable[[Any, list[int], list[int]], Pairs] | None = None
     takes_forced_exact: Callable[[str, int, int], bool] = _never
     assign_exact: Callable[[list[tuple[int, int, int]], int, int], Pairs] | None = None
-    reads_only_exact: Callable[[str], bool] = lambda level: False
+    reads_only_exact: frozenset[str] = frozenset()
 
 
 def _greedy_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
@@ -660,7 +660,7 @@ def _most_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
 SOLVERS: Mapping[str, Solver] = {
     "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, _always, _greedy_exact),
     "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square, _most_exact,
-                      lambda level: level == "call"),
+                      frozenset({"call"})),
 }
 MATCHINGS = tuple(SOLVERS)
 
@@ -771,7 +771,7 @@ class Matcher:
         """The pairs of one name group, ``(i, j, PairResult)`` by position in its calls."""
         n, m = len(group.preds), len(group.golds)
         if self.single and n == m == 1:
-            return [(0, 0, group.reported(group.judge(0, 0, group.exact_only)))]
+            return [(0, 0, group.judge(0, 0, group.exact_only))]
         large = n * m >= self.large_from
         if self.classes and large and (classed := self._match_classes(group)) is not None:
             return classed
@@ -779,7 +779,7 @@ class Matcher:
             return found
         # 1. judge every candidate pair: by value keys (a large group), else each pair itself
         solver = SOLVERS[self.matching]
-        light = group.exact_only and solver.reads_only_exact(self.level)  # exactness is all that is read
+        light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
         numbers: GroupNumbers | None = None
         results: list[list[PairResult]] = []  # empty: judged by value keys
         if self.keyed and large:

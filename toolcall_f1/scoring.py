@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .calls import Call, GoldCall
-from .counting import Counts, Tally, exact_sums, prf
-from .judge import AGREE, DISAGREE, EXTRA, MISSING, VERDICT_COUNTS, PairResult, gold_repr
+from .counting import Counts, Tally, example_sums, prf
+from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
 from .matching import DEFAULT_MATCHERS, Matcher
 from .schema import ToolSet
 from .values import Canonicalizer
@@ -145,7 +145,7 @@ def count_example(
     pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
                                                           fill_defaults=fill_defaults, details=details)
     fields = list(_fields(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level))
-    tp, fp, fn = _sums(fields)
+    tp, fp, fn = example_sums(fields)
     hallucinated_tools, hallucinated_args = _hallucinations(preds, toolset)
     return Score(
         tp, fp, fn,
@@ -205,25 +205,8 @@ def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dic
         key = toolset.name_canon(name)
         declared = toolset.by_key.get(key)
         rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight, name))
-    return {name: Counts(*_sums(row)) for name, row in rows.items()}
+    return {name: Counts(*example_sums(row)) for name, row in rows.items()}
 
-
-def _sums(fields: Iterable[tuple[str, float, str]]) -> tuple[float, float, float]:
-    """The weighted TP, FP and FN of fields ``(verdict, weight, _)``: each weight added,
-    exactly, to what its verdict adds to (:data:`~toolcall_f1.judge.VERDICT_COUNTS`), and each
-    sum rounded once (an example's counts are floats, SPEC §7)."""
-    tp: list[float] = []
-    fp: list[float] = []
-    fn: list[float] = []
-    for verdict, weight, _ in fields:
-        adds_tp, adds_fp, adds_fn = VERDICT_COUNTS[verdict]
-        if adds_tp:
-            tp.append(weight)
-        if adds_fp:
-            fp.append(weight)
-        if adds_fn:
-            fn.append(weight)
-    return exact_sums(tp, fp, fn)  # type: ignore[return-value]  # three lists, three sums
 
 
 def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[int, int]:
