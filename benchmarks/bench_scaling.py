@@ -10,12 +10,17 @@
     to one tool (n = 250 → 2000, the group of (a)), details on; greedy, optimal at call and
     argument level, and optimal at argument level with weights of 1/3 (exact weight sums that
     pass 2**53). Each run in a fresh subprocess: wall time and peak RSS grown.
+(d) The same distinct calls without details (``compute()``'s counts), n = 1000 → 8000: at call
+    level the counts are decided by the exact pairs alone (found through an index, no n×n
+    table), greedy and optimal; at argument level (optimal) every pair is still judged, so it
+    runs to ``--exact-arg-max`` only. Each run in a fresh subprocess: wall time, CPU time, peak RSS.
 (b) N = 10k → 1M generated examples streamed through ``add_batch`` (batches of 1000) and one
     ``compute``, each size in a fresh subprocess so that its peak RSS
     (``resource.getrusage``) is its own; the RSS after the imports is subtracted.
 
     python benchmarks/bench_scaling.py [--max-group 512] [--stream-sizes 10000,100000,1000000]
                                        [--distinct-sizes 250,500,1000,2000] [--timeout 600]
+                                       [--exact-sizes 1000,2000,4000,8000] [--exact-arg-max 2000]
 """
 
 from __future__ import annotations
@@ -200,6 +205,70 @@ def run_distinct(sizes: list[int], timeout: float = 600.0) -> dict[str, Any]:
     return {"markdown": markdown, "runs": runs}
 
 
+# --------------------------------------------------------------------------- (d) counts alone
+
+EXACT_CONFIGS = {"greedy": ("call", "greedy"), "optimal": ("call", "optimal"), "optimal_arg": ("arg", "optimal")}
+
+
+def _exact_child(n: int, config: str) -> dict[str, Any]:
+    """One n×n group of distinct calls, no details, in this process: seconds and peak RSS."""
+    from toolcall_f1 import ToolCallMetric
+
+    level, matching = EXACT_CONFIGS[config]
+    pred, gold = _group(n)
+    metric = ToolCallMetric(level, matching=matching)
+    base = _peak_kib()
+    t0, c0 = time.perf_counter(), time.process_time()
+    result = metric.compute([pred], [gold])
+    return {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0, "peak_mib": _peak_kib() / 1024,
+            "grown_mib": (_peak_kib() - base) / 1024, "f1": result["f1"]}
+
+
+def run_exact(sizes: list[int], arg_max: int = 2000, timeout: float = 600.0) -> dict[str, Any]:
+    """Each (size, setting) in a fresh interpreter; argument level only up to ``arg_max``."""
+    runs: dict[str, list[dict[str, Any] | None]] = {name: [] for name in EXACT_CONFIGS}
+    for n in sizes:
+        for name in EXACT_CONFIGS:
+            if name == "optimal_arg" and n > arg_max:
+                runs[name].append(None)
+                continue
+            try:
+                proc = subprocess.run(
+                    [sys.executable, str(Path(__file__).resolve()), "--exact-child", f"{n}:{name}"],
+                    capture_output=True, text=True, timeout=timeout,
+                    env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                )
+            except subprocess.TimeoutExpired:
+                runs[name].append({"timeout": True})
+                continue
+            if proc.returncode != 0:
+                raise RuntimeError(f"{n} distinct calls, {name}, no details, failed:\n{proc.stderr[-4000:]}")
+            runs[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    rows = []
+    for i, n in enumerate(sizes):
+        row: list[Any] = [f"{n}×{n}"]
+        for name in EXACT_CONFIGS:
+            r = runs[name][i]
+            if r is None:
+                row += ["not run", None, None]
+            elif r.get("timeout"):
+                row += [f"> {timeout:.0f}", None, None]
+            else:
+                row += [r["seconds"], r["cpu"], r["peak_mib"]]
+        rows.append(row)
+    headers = ["calls"]
+    for name in EXACT_CONFIGS:
+        headers += [f"{name} s", f"{name} CPU s", f"{name} peak MiB"]
+    markdown = "\n\n".join([
+        "One example, n distinct predicted × n distinct gold calls to one tool (the group of (a)), "
+        f"`compute()` without details; each run in a fresh subprocess; wall and CPU seconds, peak RSS of "
+        f"the process (MiB). Argument level only up to {arg_max}×{arg_max}: it still judges every pair.",
+        table(headers, rows),
+    ])
+    print("\n== Scaling: counts without details ==\n" + markdown, flush=True)
+    return {"markdown": markdown, "runs": runs}
+
+
 # --------------------------------------------------------------------------- (b) streaming
 
 
@@ -315,11 +384,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--distinct-sizes", default="250,500,1000,2000")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per distinct-calls run")
+    parser.add_argument("--exact-sizes", default="1000,2000,4000,8000")
+    parser.add_argument("--exact-arg-max", type=int, default=2000)
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--exact-child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--distinct-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
         print(json.dumps(_child(args.child, args.batch)))
+        return
+    if args.exact_child is not None:
+        n, config = args.exact_child.split(":")
+        print(json.dumps(_exact_child(int(n), config)))
         return
     if args.distinct_child is not None:
         n, config = args.distinct_child.split(":")
@@ -327,6 +403,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     run_groups(args.max_group, args.repeat)
     run_distinct([int(s) for s in args.distinct_sizes.split(",") if s], args.timeout)
+    run_exact([int(s) for s in args.exact_sizes.split(",") if s], args.exact_arg_max, args.timeout)
     run_stream([int(s) for s in args.stream_sizes.split(",") if s])
 
 

@@ -13,7 +13,9 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-__all__ = ["Counts", "EmptyCorpusError", "Tally", "VERDICT_COUNTS", "example_sums", "prf"]
+from .judge import VERDICT_COUNTS
+
+__all__ = ["Counts", "EmptyCorpusError", "Tally", "example_sums", "prf"]
 
 
 class EmptyCorpusError(ValueError):
@@ -50,17 +52,6 @@ def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
     return p, r, f
 
 
-#: What one field adds to (TP, FP, FN), its weight each time, by its verdict (SPEC §7): the
-#: one place a disagreeing field — an argument, or a whole pair that is not exact at call
-#: level — counts as both a false positive and a false negative.
-VERDICT_COUNTS: dict[str, tuple[int, int, int]] = {
-    "agree": (1, 0, 0),
-    "disagree": (0, 1, 1),
-    "extra": (0, 1, 0),
-    "missing": (0, 0, 1),
-    "omitted": (0, 0, 0),
-}
-
 #: Every finite float is a whole number of units of 2**-1074 (the smallest subnormal): an
 #: exact sum of floats is a Python int in those units, and ``int / int`` rounds it once,
 #: correctly, back to a float.
@@ -82,6 +73,38 @@ def _units(field: str, x: Any) -> int:
         raise ValueError(f"Counts: {field}={x!r}: expected a finite number >= 0")
     num, den = value.as_integer_ratio()
     return num << (_EXPONENT + 1 - den.bit_length())  # den is a power of two
+
+
+def example_sums(fields: Iterable[tuple[str, float, Any]]) -> tuple[float, float, float]:
+    """One example's weighted TP, FP and FN from its fields ``(verdict, weight, _)`` (SPEC §7):
+    each weight added to what its verdict adds to (:data:`~toolcall_f1.judge.VERDICT_COUNTS`),
+    each sum exact and rounded once, so neither call order nor argument order can change a digit.
+
+    The same numbers as the units of :class:`Counts` give (the exact sum, correctly rounded):
+    :func:`math.fsum` computes exactly that, in C, ten times faster than summing units for an
+    example's few terms (0.3 µs against 3 µs) — :class:`Counts` keeps units because a corpus
+    merges sums that must stay unrounded. Weights are finite and >= 0 (checked when read).
+
+    Examples
+    --------
+    >>> example_sums([("agree", 1.0, "f"), ("disagree", 0.5, "f"), ("missing", 0.25, "g")])
+    (1.0, 0.5, 0.75)
+    >>> weights = [0.1, 1 / 3, 2.5e-300, 0.7] * 5
+    >>> example_sums([("agree", w, "f") for w in weights])[0] == Counts.total(Counts(w) for w in weights).tp
+    True
+    """
+    tp: list[float] = []
+    fp: list[float] = []
+    fn: list[float] = []
+    for verdict, weight, _ in fields:
+        adds_tp, adds_fp, adds_fn = VERDICT_COUNTS[verdict]
+        if adds_tp:
+            tp.append(weight)
+        if adds_fp:
+            fp.append(weight)
+        if adds_fn:
+            fn.append(weight)
+    return math.fsum(tp), math.fsum(fp), math.fsum(fn)
 
 
 class Counts:
@@ -189,30 +212,6 @@ class Counts:
             fp += c._fp
             fn += c._fn
         return Counts._of_units(tp, fp, fn)
-
-
-def example_sums(fields: Iterable[tuple[str, float, Any]]) -> tuple[float, float, float]:
-    """One example's weighted TP, FP and FN from its fields ``(verdict, weight, _)`` (SPEC §7):
-    each is the :func:`math.fsum` of the weights whose verdict adds to it (:data:`VERDICT_COUNTS`),
-    so neither call order nor argument order can change a digit.
-
-    Examples
-    --------
-    >>> example_sums([("agree", 1.0, "f"), ("disagree", 0.5, "f"), ("missing", 0.25, "g")])
-    (1.0, 0.5, 0.75)
-    """
-    tp: list[float] = []
-    fp: list[float] = []
-    fn: list[float] = []
-    for verdict, weight, _ in fields:
-        adds_tp, adds_fp, adds_fn = VERDICT_COUNTS[verdict]
-        if adds_tp:
-            tp.append(weight)
-        if adds_fp:
-            fp.append(weight)
-        if adds_fn:
-            fn.append(weight)
-    return math.fsum(tp), math.fsum(fp), math.fsum(fn)
 
 
 class Tally:

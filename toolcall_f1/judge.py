@@ -1,11 +1,13 @@
 """Judging one (prediction, gold) pair, argument by argument (SPEC §3–§5).
 
 One rule, :func:`_verdict`, decides one argument of one pair: agree, disagree, extra,
-missing or omitted. :func:`compare_call` reads it for every argument of a pair (with
-weights and values, for details); :func:`is_exact` reads the same verdicts lazily and stops
-at the first that is not fine; :func:`judge_group` reads the rule for every pair of a name
-group at once, as numbers (exactness and TP/FP/FN weight units per pair), deciding a value's
-equality by comparing integer ids of its :func:`~toolcall_f1.values.value_key` where it can.
+missing or omitted; a pair is exact when every verdict is fine (:data:`FINE`), and
+:data:`VERDICT_COUNTS` is the one table of what a verdict adds to TP/FP/FN. :func:`judge_pair`
+(and :func:`compare_call`, its public form) reads the rule for every argument of a pair;
+:func:`judge_group` reads the same rule for every pair of a name group at once, as numbers,
+deciding a value's equality by comparing integer ids of its
+:func:`~toolcall_f1.values.value_key` where it can (the part of the rule both read is one
+table, :data:`BOTH_VERDICT`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from .calls import AnyOf, Call, GoldCall, NestedAnswer, NestedList
-from .counting import VERDICT_COUNTS
 from .schema import ParamSpec, ToolSet, ToolSpec, compile_tools, merge_tools, type_ok, validate_weights
 from .values import (
     KEYED_CANONICALIZERS,
@@ -43,11 +44,28 @@ __all__ = [
     "compare_call",
     "judge_pair",
     "gold_repr",
-    "is_exact",
     "judge_group",
+    "FINE",
+    "VERDICT_COUNTS",
+    "EXACT_ONLY",
+    "INEXACT_ONLY",
 ]
 
 AGREE, DISAGREE, EXTRA, MISSING, OMITTED = "agree", "disagree", "extra", "missing", "omitted"
+
+#: What one field adds to (TP, FP, FN), its weight each time, by its verdict (SPEC §7): the
+#: one table of it, read by judging, matching and counting alike — and the one place a
+#: disagreeing field (an argument, or a whole pair that is not exact at call level) counts as
+#: both a false positive and a false negative.
+VERDICT_COUNTS: Mapping[str, tuple[int, int, int]] = {
+    AGREE: (1, 0, 0),
+    DISAGREE: (0, 1, 1),
+    EXTRA: (0, 1, 0),
+    MISSING: (0, 0, 1),
+    OMITTED: (0, 0, 0),
+}
+#: The verdicts an exact pair may have (SPEC §5): a pair is exact when all of its are fine.
+FINE = frozenset({AGREE, OMITTED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +118,10 @@ class PairResult:
     errors: float
     verdicts: tuple[ArgVerdict, ...]
 
+
+#: A pair judged for its exactness alone, where nothing else is read (call level, no details).
+EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
+INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 
 _NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 #: The schema of an undeclared tool: no parameters, none required.
@@ -167,9 +189,9 @@ def _verdict(
     if key in pargs:
         value = pargs[key]
         if accepted.optional and is_empty_value(value):
-            return OMITTED, value, accepted, None
+            return BOTH_VERDICT[True, False], value, accepted, None
         reason = _disagreement(value, accepted, pspec, canon)
-        return (AGREE, value, accepted, None) if reason is None else (DISAGREE, value, accepted, reason)
+        return BOTH_VERDICT[False, reason is None], value, accepted, reason
     if key in required:
         return MISSING, None, accepted, "required"
     if accepted.optional:
@@ -180,22 +202,12 @@ def _verdict(
     return MISSING, None, accepted, None
 
 
-_FINE = frozenset({AGREE, OMITTED})
-
-
-def is_exact(pred: Call, gold: GoldCall, tool: ToolSpec | None, canon: Canonicalizer, fill_defaults: bool) -> bool:
-    """``compare_call(...).exact``, read cheaply: every argument's :func:`_verdict` is fine
-    (agree or omitted), and the first that is not ends it."""
-    tool = tool or _NO_TOOL
-    params, required = tool.params, tool.required
-    pargs, gargs = pred.arguments, gold.arguments
-    for key, accepted in gargs.items():
-        if _verdict(key, pargs, accepted, params.get(key), required, canon, fill_defaults)[0] not in _FINE:
-            return False
-    for key in pargs:  # then those only the prediction has
-        if key not in gargs and _verdict(key, pargs, None, params.get(key), required, canon, fill_defaults)[0] not in _FINE:
-            return False
-    return True
+#: The verdict of an argument both sides have, by ``(omitted, agrees)``: omitted when the gold
+#: marks it optional and the prediction gives it empty, else agree when its value agrees (SPEC
+#: §3, §5) — the part of :func:`_verdict` the keyed judge reads as a table.
+BOTH_VERDICT: Mapping[tuple[bool, bool], str] = {
+    (True, False): OMITTED, (True, True): OMITTED, (False, True): AGREE, (False, False): DISAGREE,
+}
 
 
 def compare_call(
@@ -268,9 +280,11 @@ def public_settings(
 
 
 def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
-               fill_defaults: bool) -> PairResult:
+               fill_defaults: bool, exact_only: bool = False) -> PairResult:
     """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
-    ``wspec`` the weights."""
+    ``wspec`` the weights. ``exact_only``: where nothing but exactness is read, the judgement
+    stops at the first argument that is not fine and gives :data:`EXACT_ONLY` or
+    :data:`INEXACT_ONLY` (no weights or verdicts)."""
     tool = tool or _NO_TOOL
     pargs, gargs = pred.arguments, gold.arguments
     verdicts = []
@@ -278,13 +292,17 @@ def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpe
     for key in [*gargs, *(key for key in pargs if key not in gargs)]:  # the gold call's, then the prediction's own
         verdict, value, accepted, reason = _verdict(key, pargs, gargs.get(key), tool.params.get(key), tool.required,
                                                     canon, fill_defaults)
+        if exact_only:
+            if verdict not in FINE:
+                return INEXACT_ONLY
+            continue
         w = wspec.arg_weight(key)
         verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
         tp, fp, fn = VERDICT_COUNTS[verdict]
         agree += tp * w
         errors += (fp + fn) * w
-        exact = exact and verdict in _FINE
-    return PairResult(exact, agree, errors, tuple(verdicts))
+        exact = exact and verdict in FINE
+    return EXACT_ONLY if exact_only else PairResult(exact, agree, errors, tuple(verdicts))
 
 
 # --------------------------------------------------------------------------- a whole name group
@@ -327,7 +345,7 @@ def judge_group(
     exact = np.ones((n, m), dtype=bool)
     counts = [np.zeros((n, m), dtype=dtype) for _ in range(3)]
     table = np.array([VERDICT_COUNTS[v] for v in _CODES] + [(0, 0, 0)], dtype=np.int64).T
-    fine = np.array([v in _FINE for v in _CODES] + [True])
+    fine = np.array([v in FINE for v in _CODES] + [True])
     for key in keys:
         codes = _argument_codes(key, preds, golds, tool, canon, fill_defaults)
         for total, per_code in zip(counts, table):
@@ -391,8 +409,8 @@ def _both_codes(
     for slot in gid.T:
         member |= pid[:, None] == slot[None, :]
     optional = np.array([a.optional for a in accepted], dtype=bool)
-    codes = np.where(member & type_fine[:, None], _CODE[AGREE], _CODE[DISAGREE])
-    codes[empty[:, None] & optional[None, :]] = _CODE[OMITTED]
+    both = np.array([[_CODE[BOTH_VERDICT[o, a]] for a in (False, True)] for o in (False, True)])
+    codes = both[(empty[:, None] & optional[None, :]).astype(np.int64), (member & type_fine[:, None]).astype(np.int64)]
     for i, j in zip(*np.nonzero(unkeyed)):
         codes[i, j] = code(preds[i].arguments, accepted[j])
     return codes

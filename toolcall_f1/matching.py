@@ -1,17 +1,25 @@
-"""Matching calls as a multiset: assignment over judged pairs (SPEC §6).
+"""Matching calls as a multiset: one name group in four steps (SPEC §6).
 
-One route for a name group (:func:`_match_group`): judge every pair for its numbers
-(exactness, TP/FP/FN in exact integer weight units), assign — greedily, or optimally over
-one exact integer cost — and judge the chosen pairs in full for their verdicts.
-:func:`match_calls` is the public entry point.
+:class:`Matcher` pairs an example's calls. Calls are grouped by tool name, and each group
+(a :class:`NameGroup`) goes through four steps, :meth:`Matcher.match_group`:
 
-Four shortcuts give the same results faster, all switched off by one flag,
-:data:`SHORTCUTS`: an example of one call on each side is matched without grouping; a large
+1. *judge* every candidate pair for its numbers — exactness and TP/FP/FN in exact integer
+   weight units (:class:`~toolcall_f1.judge.GroupNumbers`);
+2. *costs*: the solver reads the numbers as its costs (greedy: each pair's rank; optimal: one
+   exact integer cost whose least sum is SPEC §6's objective);
+3. *assign*: the solver chooses the pairs — :meth:`Matcher.assign`, the one seam, over
+   :data:`SOLVERS` (adding a solver is one entry there);
+4. *judge the chosen pairs* in full, for their verdicts.
+
+Shortcuts give the same results faster, each a field of the matcher (the general path is
+``Matcher(matching, level, single=False, forced_exact=False, classes=False, keyed=False,
+exact_pairs=False)``,
+and tests pin each shortcut to it): a group of one pair is paired without a solver; a small
+group where each call has its own exact partner takes those pairs without one; a large group
+of many repeated calls is judged and assigned over classes of identical calls; and a large
 group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead of pair by
-pair; a group of many repeated calls is matched over classes of identical calls
-(:func:`_match_classes`: the same pairs for greedy, an assignment of the same cost for
-optimal); and a small group where each call has its own exact partner takes those pairs
-without an assignment solver (:func:`_forced_exact`).
+pair; and where only exactness is counted, a large group's exact pairs are found through an
+index and assigned alone. :func:`match_calls` is the public entry point.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import collections
 import pickle
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 from typing import Any
@@ -26,10 +35,9 @@ from typing import Any
 import numpy as np
 
 from .calls import Call, GoldCall, coerce_structured
-from .counting import VERDICT_COUNTS
-from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair, public_settings
+from .judge import EXACT_ONLY, INEXACT_ONLY, VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
-from .values import Canonicalizer
+from .values import KEYED_CANONICALIZERS, Canonicalizer, value_key
 
 __all__ = [
     "ArgVerdict",  # judged pairs, re-exported: toolcall_f1.matching.compare_call keeps working
@@ -37,28 +45,85 @@ __all__ = [
     "compare_call",
     "gold_repr",
     "match_calls",
+    "Matcher",
+    "NameGroup",
+    "Solver",
+    "SOLVERS",
+    "DEFAULT_MATCHERS",
     "MATCHINGS",
     "LEVELS",
 ]
 
-MATCHINGS = ("greedy", "optimal")
 LEVELS = ("call", "arg")
 
-#: The speed shortcuts above. Off, every pair is judged in full by :func:`compare_call`: the
-#: same results, for tests to compare.
-SHORTCUTS = True
-#: From this many pairs in a group on, the shortcuts are tried (below, judging in full is as fast).
-_SHORTCUT_FROM = 64
 
-#: A pair judged for exactness alone, where counting reads nothing else (call level, no details).
-EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
-INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
+def check_choice(value: str, choices: Sequence[str], what: str) -> str:
+    """Validate a setting against its allowed values, naming both in the error."""
+    if value not in choices:
+        raise ValueError(
+            f"{what}: unknown value {value!r}; expected one of " + ", ".join(repr(c) for c in choices)
+        )
+    return value
+
+
+
+Pairs = list[tuple[int, int]]
+
+
+@dataclass(slots=True)
+class NameGroup:
+    """The calls of one example to one tool, and what judges them (a matcher's unit of work).
+
+    ``exact_only``: nothing but the pairs' exactness is counted (call level, no details), so
+    chosen pairs are reported as that. ``units`` (:meth:`weight_units`) is filled when first read.
+    """
+
+    preds: Sequence[Call]
+    golds: Sequence[GoldCall]
+    tool: ToolSpec | None
+    wspec: ToolSpec
+    canon: Canonicalizer
+    fill_defaults: bool
+    level: str
+    exact_only: bool
+    units: dict[float, int] | None = None
+
+    def weight_units(self) -> dict[float, int]:
+        """The exact integer image of every weight the group's pairs can involve (:func:`_group_units`)."""
+        if self.units is None:
+            self.units = _group_units(self.preds, self.golds, self.wspec)
+        return self.units
+
+    def judge(self, i: int, j: int, exact_only: bool = False) -> PairResult:
+        """The pair ``(preds[i], golds[j])`` judged (:func:`~toolcall_f1.judge.judge_pair`): in
+        full, or for its exactness alone."""
+        return judge_pair(self.preds[i], self.golds[j], self.tool, self.wspec, self.canon, self.fill_defaults,
+                          exact_only)
+
+    def reported(self, result: PairResult) -> PairResult:
+        """A chosen pair as the score holds it: in full, or its exactness alone."""
+        if self.exact_only:
+            return EXACT_ONLY if result.exact else INEXACT_ONLY
+        return result
+
+    def with_calls(self, preds: Sequence[Call], golds: Sequence[GoldCall]) -> NameGroup:
+        """The same settings over other calls of the tool (a class's representatives)."""
+        return NameGroup(preds, golds, self.tool, self.wspec, self.canon, self.fill_defaults, self.level,
+                         self.exact_only)
 
 # --------------------------------------------------------------------------- exact weights
 
 
 def _fraction(w: float) -> Fraction:
-    """The weight as written (its shortest decimal ``repr``), as an exact fraction."""
+    """The weight as written (its shortest decimal ``repr``), as an exact fraction.
+
+    The matcher's objective is compared in these decimal units, not in the binary units of
+    :class:`~toolcall_f1.counting.Counts` (which sum the reported counts exactly): two
+    schemes, because weights as written keep the common costs small — 0.1 is 1 unit with
+    ``D = 10``, where its binary image needs 2**55 — so costs fit ``int64`` and float64 and
+    scipy's answer needs no exact repair; and because ties are decided on the weights as
+    written (0.1 + 0.2 = 0.3), which binary units would break another way.
+    """
     return Fraction(repr(float(w)))
 
 
@@ -104,14 +169,20 @@ def _most(a: Any) -> int:
 # --------------------------------------------------------------------------- greedy
 
 
-def _greedy(numbers: GroupNumbers) -> list[tuple[int, int]]:
-    """Candidate pairs best-first — exact first, then more agreeing weight, fewer errors,
-    lower prediction index, lower gold index — each taken while both calls are free (SPEC §6)."""
-    n, m = numbers.exact.shape
+def _greedy_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> tuple[Any, Any, Any]:
+    """Greedy's costs: each pair's rank, compared as a tuple — not exact first, then less
+    agreeing weight, then more errors (SPEC §6); lower is taken first."""
+    return ~numbers.exact, -numbers.tp, numbers.fp + numbers.fn
+
+
+def _greedy(ranks: tuple[Any, Any, Any]) -> Pairs:
+    """Candidate pairs best-first — by rank, then lower prediction index, lower gold index —
+    each taken while both calls are free (SPEC §6)."""
+    n, m = ranks[0].shape
     # lexsort is stable: ties keep the flat order i * m + j, i.e. (prediction, gold) index
-    order = np.lexsort((_ranks(numbers.fp + numbers.fn), _ranks(-numbers.tp), ~numbers.exact.ravel()))
+    order = np.lexsort(tuple(_ranks(r) for r in reversed(ranks)))
     free_p, free_g = bytearray(b"\1") * n, bytearray(b"\1") * m
-    pairs: list[tuple[int, int]] = []
+    pairs: Pairs = []
     limit = min(n, m)
     for start in range(0, n * m, 1 << 16):
         for flat in order[start : start + (1 << 16)].tolist():
@@ -132,7 +203,6 @@ def _ranks(values: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- optimal
-
 
 class Cost:
     """An exact integer cost matrix, ``Σ part · factor``, kept as its parts (``int64`` or
@@ -174,11 +244,10 @@ class Cost:
 def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
              units: Mapping[float, int], level: str, k: int | None = None) -> Cost:
     """The cost whose least sum over assignments of ``k`` pairs (default: the smaller side)
-    is the optimal matcher's objective (SPEC §6): fewest FP+FN at ``level``, then most exact
-    pairs, then most TP, then fewest FP — in exact integers."""
+    is the optimal matcher's objective at argument level (SPEC §6): fewest FP+FN, then most
+    exact pairs, then most TP, then fewest FP — in exact integers. (At call level it is −1
+    per exact pair: :func:`_optimal_costs`.)"""
     exact = numbers.exact.astype(np.int64)
-    if level == "call":  # FP+FN, exact pairs, TP and FP: each follows the number of exact pairs
-        return Cost([-exact], [1])
     n, m = exact.shape
     k = min(n, m) if k is None else k
     wt, name = units[spec.weight], units[1.0]
@@ -199,7 +268,14 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
     return Cost([errors, exact, tp, fp], [wt * m1, -m2, -wt * m3, wt])
 
 
-def _solve(cost: Cost) -> list[tuple[int, int]]:
+def _optimal_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> Cost:
+    """The optimal matcher's costs (:func:`_optimal`) for a group of which ``k`` pairs are chosen."""
+    if group.level == "call":  # FP+FN, exact pairs, TP and FP: each follows the number of exact pairs
+        return Cost([-numbers.exact.astype(np.int64)], [1])
+    return _optimal(numbers, group.preds, group.golds, group.wspec, group.weight_units(), group.level, k)
+
+
+def _solve(cost: Cost) -> Pairs:
     """The assignment of least total cost, every call of the smaller side paired: scipy's
     solver, exact when every sum fits a float64; else its answer repaired in exact integers."""
     if cost.bound < 2**62:
@@ -208,12 +284,6 @@ def _solve(cost: Cost) -> list[tuple[int, int]]:
         if cost.bound * span < 2**53 or _most(full) * span < 2**53:  # (no entry exceeds the bound)
             return _least(full.astype(np.float64))
     return _repaired(cost)
-
-
-def _most_exact(exact: Any) -> list[tuple[int, int]]:
-    """The optimal matcher at call level: :func:`_optimal`'s cost there, −1 per exact pair,
-    which floats hold exactly, so scipy's answer needs no exact-integer checks."""
-    return _least(np.where(exact, -1.0, 0.0))
 
 
 def _least(cost: Any) -> list[tuple[int, int]]:
@@ -318,56 +388,6 @@ def _cycle_of(pred: Any) -> list[int] | None:
     return None
 
 
-# --------------------------------------------------------------------------- one name group
-
-
-def _match_group(
-    gp: Sequence[Call], gg: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
-    fill_defaults: bool, matching: str, level: str, details: bool,
-) -> list[tuple[int, int, PairResult]]:
-    """The pairs of one name group, ``(i, j, PairResult)`` by position in ``gp`` and ``gg``:
-    every pair judged for its numbers, assigned, and the chosen pairs judged in full."""
-    exact_only = not details and level == "call"  # nothing but exactness is counted
-    if len(gp) == len(gg) == 1:  # one pair: the only choice
-        return [(0, 0, _judge(gp[0], gg[0], tool, wspec, canon, fill_defaults, exact_only))]
-    if SHORTCUTS and len(gp) * len(gg) >= _SHORTCUT_FROM:
-        units = _group_units(gp, gg, wspec)
-        classed = _match_classes(gp, gg, tool, wspec, canon, fill_defaults, matching, level, units)
-        if classed is not None:
-            return classed
-        numbers = judge_group(gp, gg, tool, wspec, canon, fill_defaults, units)
-        return [(a, b, _judge(gp[a], gg[b], tool, wspec, canon, fill_defaults, exact_only))
-                for a, b in _assign(numbers, gp, gg, wspec, units, matching, level)]
-    ranked = exact_only and matching == "optimal"  # greedy ranks the pairs by their agreeing weight
-    results = [[_judge(p, g, tool, wspec, canon, fill_defaults, ranked) for g in gg] for p in gp]
-    chosen: list[tuple[int, int]] | None = None
-    if SHORTCUTS and (matching == "greedy" or level == "call" or len(gp) == len(gg)):
-        chosen = _forced_exact([[r.exact for r in row] for row in results])
-    if chosen is None and matching == "optimal" and level == "call":  # nothing but exactness is read
-        chosen = _most_exact([[r.exact for r in row] for row in results])
-    if chosen is None:
-        units = _group_units(gp, gg, wspec)
-        chosen = _assign(_numbers(results, units), gp, gg, wspec, units, matching, level)
-    return [(a, b, results[a][b]) for a, b in chosen]
-
-
-def _judge(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
-           fill_defaults: bool, exact_only: bool) -> PairResult:
-    """The pair judged in full, or for its exactness alone where nothing else is read."""
-    if exact_only:
-        return EXACT_ONLY if is_exact(pred, gold, tool, canon, fill_defaults) else INEXACT_ONLY
-    return judge_pair(pred, gold, tool, wspec, canon, fill_defaults)
-
-
-def _assign(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
-            units: Mapping[float, int], matching: str, level: str) -> list[tuple[int, int]]:
-    """The chosen pairs ``(i, j)`` of a group judged for its numbers, sorted."""
-    if matching == "greedy":
-        return _greedy(numbers)
-    if level == "call":
-        return _most_exact(numbers.exact)
-    return _solve(_optimal(numbers, preds, golds, spec, units, level))
-
 
 def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None:
     """The pairs when every call of the smaller side has exactly one exact partner, each a
@@ -388,6 +408,7 @@ def _forced_exact(exact_pairs: list[list[bool]]) -> list[tuple[int, int]] | None
             return None
         pairs.append((i, partners[0]))
     return pairs if len({j for _, j in pairs}) == len(pairs) else None
+
 
 
 # --------------------------------------------------------------------------- repeated calls
@@ -423,37 +444,6 @@ def _strict_key(value: Any) -> object:
         return object()
 
 
-def _match_classes(
-    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
-    canon: Canonicalizer, fill_defaults: bool, matching: str, level: str, units: Mapping[float, int],
-) -> list[tuple[int, int, PairResult]] | None:
-    """One name group with many repeated calls: identical predictions (and identical gold
-    calls) judge alike against everything, so each distinct pair is judged once, and the
-    matchers work on the classes of identical calls — 2,000 identical calls are one judgement
-    and linear work. None when the calls are too varied for that to pay.
-
-    Greedy picks exactly the pairs it picks over every pair (:func:`_greedy_classes`); the
-    optimal matcher minimises the same exact objective (:func:`_transport`), breaking ties
-    its own deterministic way.
-    """
-    p_class, p_reps = _classes([_strict_key(tuple(p.arguments.items())) for p in preds])
-    g_class, g_reps = _classes([_strict_key(tuple((k, a.values, a.optional) for k, a in g.arguments.items()))
-                                for g in golds])
-    distinct = len(p_reps) * len(g_reps)
-    if distinct > _MAX_CLASS_PAIRS or distinct * max(4, len(p_reps) + len(g_reps)) > len(preds) * len(golds):
-        return None
-    rp, rg = [preds[i] for i in p_reps], [golds[j] for j in g_reps]
-    judged = [[judge_pair(p, g, tool, wspec, canon, fill_defaults)
-               for g in rg] for p in rp]
-    numbers = _numbers(judged, units)
-    if matching == "greedy":
-        pairs = _greedy_classes(numbers, p_class, g_class)
-    else:
-        cost = _optimal(numbers, rp, rg, wspec, units, level, min(len(preds), len(golds)))
-        pairs = _transport(cost.exact().tolist(), p_class, g_class)
-    return [(i, j, judged[p_class[i]][g_class[j]]) for i, j in pairs]
-
-
 def _members(class_of: list[int], n: int) -> list[collections.deque[int]]:
     """The items of each of ``n`` classes, in index order."""
     members: list[collections.deque[int]] = [collections.deque() for _ in range(n)]
@@ -462,7 +452,7 @@ def _members(class_of: list[int], n: int) -> list[collections.deque[int]]:
     return members
 
 
-def _greedy_classes(numbers: GroupNumbers, p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+def _greedy_classes(ranks: tuple[Any, Any, Any], p_class: list[int], g_class: list[int]) -> Pairs:
     """:func:`_greedy` over every pair, computed on classes of identical calls.
 
     The full greedy takes pairs by rank, then prediction index, then gold index. Within one
@@ -472,12 +462,12 @@ def _greedy_classes(numbers: GroupNumbers, p_class: list[int], g_class: list[int
     later one of its class does in that rank). So each rank costs one pass over the
     predictions, not over every pair.
     """
-    na, nb = numbers.exact.shape
-    errors = (numbers.fp + numbers.fn).tolist()
+    na, nb = ranks[0].shape
+    inexact, less_tp, errors = (r.tolist() for r in ranks)
     by_rank: dict[tuple[bool, int, int], dict[int, list[int]]] = {}
     for a in range(na):
         for b in range(nb):
-            rank = (not numbers.exact[a, b], -int(numbers.tp[a, b]), int(errors[a][b]))
+            rank = (bool(inexact[a][b]), int(less_tp[a][b]), int(errors[a][b]))
             by_rank.setdefault(rank, {}).setdefault(a, []).append(b)
     free_preds, free_golds = _members(p_class, na), _members(g_class, nb)
     limit = min(len(p_class), len(g_class))
@@ -495,7 +485,13 @@ def _greedy_classes(numbers: GroupNumbers, p_class: list[int], g_class: list[int
     return sorted(pairs)
 
 
-def _transport(cost: list[list[int]], p_class: list[int], g_class: list[int]) -> list[tuple[int, int]]:
+def _transport_classes(cost: Cost, p_class: list[int], g_class: list[int]) -> Pairs:
+    """:func:`_solve` over every pair, computed on classes of identical calls: the same exact
+    least cost (:func:`_transport`), ties broken its own deterministic way."""
+    return _transport(cost.exact().tolist(), p_class, g_class)
+
+
+def _transport(cost: list[list[int]], p_class: list[int], g_class: list[int]) -> Pairs:
     """The least-cost assignment of ``min(n, m)`` pairs where pairing any call of prediction
     class ``a`` with any of gold class ``b`` costs ``cost[a][b]``, in exact integers: a
     transportation problem, solved by successive shortest paths (Bellman-Ford, for negative
@@ -546,16 +542,320 @@ def _shortest_paths(edges: list[tuple[int, int, int]], sources: list[int], size:
     raise RuntimeError("minimum-cost flow: a negative cycle")  # cannot happen: a least-cost flow has none
 
 
+# --------------------------------------------------------------------------- exact pairs alone
+
+
+def _exact_candidates(group: NameGroup) -> list[list[int]] | None:
+    """For each gold call, the predictions that can be its exact partners (a superset of
+    them), found through one argument: a non-optional one whose accepted values are plain and
+    keyed. An exact pair agrees on it, so the prediction gives an equal value — an equal
+    :func:`~toolcall_f1.values.value_key` — or none, read as the schema default. None when a
+    gold call has no such argument or the canonicalizer is not keyed."""
+    if group.canon not in KEYED_CANONICALIZERS:
+        return None
+    params = (group.tool.params if group.tool is not None else {})
+    index: dict[str, tuple[dict[Any, list[int]], list[int], list[int]]] = {}  # by value key, unkeyed, lacking
+    out = []
+    for gold in group.golds:
+        anchor = next((k for k, acc in gold.arguments.items() if not acc.optional and acc.plain), None)
+        if anchor is None:
+            return None
+        keys = [value_key(c, group.canon) for c in gold.arguments[anchor].values]
+        if any(k is None for k in keys):
+            return None
+        if anchor not in index:
+            index[anchor] = _value_index(group.preds, anchor, group.canon)
+        by_key, unkeyed, lacking = index[anchor]
+        pspec = params.get(anchor)
+        found = [i for k in dict.fromkeys(keys) for i in by_key.get(k, ())] + unkeyed
+        if group.fill_defaults and pspec is not None and pspec.has_default:
+            found += lacking
+        out.append(found)
+    return out
+
+
+def _value_index(preds: Sequence[Call], key: str, canon: Canonicalizer) -> tuple[dict[Any, list[int]], list[int], list[int]]:
+    """The predictions by the value key of their argument ``key``; those whose value has no
+    key; those without the argument."""
+    by_key: dict[Any, list[int]] = {}
+    unkeyed, lacking = [], []
+    for i, p in enumerate(preds):
+        if key not in p.arguments:
+            lacking.append(i)
+        elif (k := value_key(p.arguments[key], canon)) is None:
+            unkeyed.append(i)
+        else:
+            by_key.setdefault(k, []).append(i)
+    return by_key, unkeyed, lacking
+
+
+# --------------------------------------------------------------------------- the solvers
+
+
+def _always(level: str, n: int, m: int) -> bool:
+    return True
+
+
+def _never(level: str, n: int, m: int) -> bool:
+    return False
+
+
+def _call_level_or_square(level: str, n: int, m: int) -> bool:
+    return level == "call" or n == m
+
+
+@dataclass(frozen=True, slots=True)
+class Solver:
+    """An assignment rule of SPEC §6, in two steps: ``costs(numbers, group, k)`` reads a
+    group's judged numbers (``k``: how many pairs are chosen), ``assign(costs)`` chooses the
+    pairs ``(i, j)``, sorted.
+
+    ``assign_classes(costs, pred_class, gold_class)``, when given, assigns over classes of
+    identical calls (costs of the classes' representatives) what ``assign`` would assign over
+    every pair: the same pairs, or for a tie-breaking rule of its own the same objective.
+    ``takes_forced_exact(level, n, m)``: whether, for a group of ``n`` predictions and ``m``
+    gold calls where each call of the smaller side has its own exact partner, the rule surely
+    chooses those pairs. ``assign_exact(exact, n, m)``, when given: where only exactness is
+    counted (call level, no details), the exact pairs the rule chooses, from the exact pairs
+    alone (``(i, j, agreeing weight units)``); every other call of the smaller side is then
+    paired inexactly, and which inexact pair is listed changes no count.
+    ``reads_only_exact``: the levels at which the rule reads nothing but the pairs' exactness.
+    """
+
+    costs: Callable[[GroupNumbers, NameGroup, int], Any]
+    assign: Callable[[Any], Pairs]
+    assign_classes: Callable[[Any, list[int], list[int]], Pairs] | None = None
+    takes_forced_exact: Callable[[str, int, int], bool] = _never
+    assign_exact: Callable[[list[tuple[int, int, int]], int, int], Pairs] | None = None
+    reads_only_exact: frozenset[str] = frozenset()
+
+
+def _greedy_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
+    """Greedy over exact pairs alone: it takes every exact pair before any other, best-first
+    (more agreeing weight, then lower prediction and gold index)."""
+    free_p, free_g = bytearray(b"\1") * n, bytearray(b"\1") * m
+    pairs: Pairs = []
+    for i, j, _ in sorted(exact, key=lambda e: (-e[2], e[0], e[1])):
+        if free_p[i] and free_g[j]:
+            free_p[i] = free_g[j] = 0
+            pairs.append((i, j))
+    return sorted(pairs)
+
+
+def _most_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
+    """The optimal matcher at call level over exact pairs alone: the most exact pairs (a
+    maximum bipartite matching, Hopcroft–Karp), which is its objective there."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    if not exact:
+        return []
+    rows, cols = [e[0] for e in exact], [e[1] for e in exact]
+    graph = csr_matrix((np.ones(len(exact), dtype=np.int8), (rows, cols)), shape=(n, m))
+    match = maximum_bipartite_matching(graph, perm_type="column")  # the column of each row, or -1
+    return [(i, int(j)) for i, j in enumerate(match.tolist()) if j >= 0]
+
+
+#: The matchers by name (``matching=``): a new solver is one entry here.
+SOLVERS: Mapping[str, Solver] = {
+    "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, _always, _greedy_exact),
+    "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square, _most_exact,
+                      frozenset({"call"})),
+}
+MATCHINGS = tuple(SOLVERS)
+
+
+# --------------------------------------------------------------------------- the matcher
+
+
+@dataclass(frozen=True, slots=True)
+class Matcher:
+    """Pairs an example's calls, name group by name group, in four steps (module docstring).
+
+    Parameters
+    ----------
+    matching
+        The solver, a name in :data:`SOLVERS`: ``"greedy"`` or ``"optimal"``.
+    level
+        ``"call"`` or ``"arg"``: the FP+FN the optimal matcher minimises.
+    single
+        Shortcut: a group of one prediction and one gold call is that pair (every call of
+        the smaller side is paired), without numbers or a solver.
+    forced_exact
+        Shortcut: in a group judged pair by pair where each call of the smaller side has
+        exactly one exact partner, each a different one, take those pairs (where the solver
+        surely would: :attr:`Solver.takes_forced_exact`).
+    classes
+        Shortcut: a large group of many repeated calls is judged once per distinct pair and
+        assigned over classes of identical calls (:attr:`Solver.assign_classes`).
+    keyed
+        Shortcut: a large group is judged by value keys (:func:`~toolcall_f1.judge.judge_group`).
+    exact_pairs
+        Shortcut: where only exactness is counted (call level, no details), a large group's
+        exact pairs are found through an index of the predictions' values and assigned alone
+        (:attr:`Solver.assign_exact`); no n×m table is held.
+    large_from
+        The number of pairs from which a group is large.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``matching`` or ``level``.
+
+    Examples
+    --------
+    >>> from toolcall_f1.schema import compile_tools
+    >>> m = Matcher("optimal", "arg")
+    >>> pairs, up, ug = m.match([Call("f", {"x": 1}), Call("f", {"x": 2})],
+    ...                         [GoldCall.from_call(Call("f", {"x": 2}))], compile_tools([], {}),
+    ...                         canon=str, fill_defaults=True)
+    >>> [(i, j, r.exact) for i, j, r in pairs], up, ug
+    ([(1, 0, True)], [0], [])
+    >>> Matcher("best")
+    Traceback (most recent call last):
+    ...
+    ValueError: matching: unknown value 'best'; expected one of 'greedy', 'optimal'
+    """
+
+    matching: str = "greedy"
+    level: str = "call"
+    single: bool = True
+    forced_exact: bool = True
+    classes: bool = True
+    keyed: bool = True
+    exact_pairs: bool = True
+    large_from: int = 64
+
+    def __post_init__(self) -> None:
+        check_choice(self.matching, MATCHINGS, "matching")
+        check_choice(self.level, LEVELS, "level")
+
+    def match(
+        self, preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, *, canon: Canonicalizer,
+        fill_defaults: bool, details: bool = True,
+    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
+        """Match by index: ``([(i, j, PairResult)], unmatched pred indices, unmatched gold indices)``.
+
+        ``details=False`` at call level, for counting only: a chosen pair is reported for its
+        exactness alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts);
+        the pairs are the same.
+        """
+        exact_only = not details and self.level == "call"
+        if self.single and len(preds) == len(golds) == 1:  # the commonest example: skip grouping
+            key = toolset.name_canon(preds[0].name)
+            if key != toolset.name_canon(golds[0].name):
+                return [], [0], [0]
+            group = NameGroup(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
+                              fill_defaults, self.level, exact_only)
+            return self.match_group(group), [], []
+        groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
+        for i, pcall in enumerate(preds):
+            groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
+        for j, gcall in enumerate(golds):
+            if (found := groups.get(toolset.name_canon(gcall.name))) is not None:
+                found[1].append(j)
+        pairs: list[tuple[int, int, PairResult]] = []
+        for key, (pidx, gidx) in groups.items():
+            if gidx:
+                group = NameGroup([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
+                                  toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, self.level,
+                                  exact_only)
+                pairs.extend((pidx[a], gidx[b], result) for a, b, result in self.match_group(group))
+        pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
+        matched_p = {i for i, _, _ in pairs}
+        matched_g = {j for _, j, _ in pairs}
+        return (pairs, [i for i in range(len(preds)) if i not in matched_p],
+                [j for j in range(len(golds)) if j not in matched_g])
+
+    def match_group(self, group: NameGroup) -> list[tuple[int, int, PairResult]]:
+        """The pairs of one name group, ``(i, j, PairResult)`` by position in its calls."""
+        n, m = len(group.preds), len(group.golds)
+        if self.single and n == m == 1:
+            return [(0, 0, group.judge(0, 0, group.exact_only))]
+        large = n * m >= self.large_from
+        if self.classes and large and (classed := self._match_classes(group)) is not None:
+            return classed
+        if self.exact_pairs and large and group.exact_only and (found := self._match_exact(group)) is not None:
+            return found
+        # 1. judge every candidate pair: by value keys (a large group), else each pair itself
+        solver = SOLVERS[self.matching]
+        light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
+        numbers: GroupNumbers | None = None
+        results: list[list[PairResult]] = []  # empty: judged by value keys
+        if self.keyed and large:
+            numbers = judge_group(group.preds, group.golds, group.tool, group.wspec, group.canon,
+                                  group.fill_defaults, group.weight_units())
+        else:
+            results = [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
+        # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
+        chosen: Pairs | None = None
+        if results and self.forced_exact and solver.takes_forced_exact(self.level, n, m):
+            chosen = _forced_exact([[r.exact for r in row] for row in results])
+        if chosen is None:
+            if numbers is None:
+                numbers = _numbers(results, {} if light else group.weight_units())
+            chosen = self.assign(numbers, group)
+        # 4. judge the chosen pairs
+        return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
+
+    def assign(self, numbers: GroupNumbers, group: NameGroup) -> Pairs:
+        """Steps 2 and 3 for a group judged for its numbers: the solver's costs, and the
+        pairs ``(i, j)`` it chooses, sorted."""
+        solver = SOLVERS[self.matching]
+        return solver.assign(solver.costs(numbers, group, min(numbers.exact.shape)))
+
+    def _match_exact(self, group: NameGroup) -> list[tuple[int, int, PairResult]] | None:
+        """Call level, no details: the solver's exact pairs from the exact pairs alone, each
+        found among its candidates (:func:`_exact_candidates`) and judged in full; the other
+        calls of the smaller side paired inexactly in index order. None when the solver has no
+        rule for that, or the group's calls give no index."""
+        assign_exact = SOLVERS[self.matching].assign_exact
+        candidates = _exact_candidates(group) if assign_exact is not None else None
+        if assign_exact is None or candidates is None:
+            return None
+        units = group.weight_units()
+        exact = []
+        for j, found in enumerate(candidates):
+            for i in found:
+                r = group.judge(i, j)
+                if r.exact:
+                    exact.append((i, j, sum(VERDICT_COUNTS[v.verdict][0] * units[v.weight] for v in r.verdicts)))
+        n, m = len(group.preds), len(group.golds)
+        chosen = assign_exact(exact, n, m)
+        taken_p, taken_g = {i for i, _ in chosen}, {j for _, j in chosen}
+        rest = zip([i for i in range(n) if i not in taken_p], [j for j in range(m) if j not in taken_g])
+        return sorted([(i, j, EXACT_ONLY) for i, j in chosen] + [(i, j, INEXACT_ONLY) for i, j in rest])
+
+    def _match_classes(self, group: NameGroup) -> list[tuple[int, int, PairResult]] | None:
+        """A group with many repeated calls: identical predictions (and identical gold calls)
+        judge alike against everything, so each distinct pair is judged once, and the solver
+        works on the classes of identical calls — 2,000 identical calls are one judgement and
+        linear work. None when the calls are too varied for that to pay, or the solver has
+        no rule over classes."""
+        solver = SOLVERS[self.matching]
+        if solver.assign_classes is None:
+            return None
+        preds, golds = group.preds, group.golds
+        p_class, p_reps = _classes([_strict_key(tuple(p.arguments.items())) for p in preds])
+        g_class, g_reps = _classes([_strict_key(tuple((k, a.values, a.optional) for k, a in g.arguments.items()))
+                                    for g in golds])
+        distinct = len(p_reps) * len(g_reps)
+        if distinct > _MAX_CLASS_PAIRS or distinct * max(4, len(p_reps) + len(g_reps)) > len(preds) * len(golds):
+            return None
+        reps = group.with_calls([preds[i] for i in p_reps], [golds[j] for j in g_reps])
+        judged = [[reps.judge(a, b) for b in range(len(g_reps))] for a in range(len(p_reps))]
+        costs = solver.costs(_numbers(judged, reps.weight_units()), reps, min(len(preds), len(golds)))
+        return [(i, j, group.reported(judged[p_class[i]][g_class[j]]))
+                for i, j in solver.assign_classes(costs, p_class, g_class)]
+
+
+#: The matcher of each setting with every shortcut on (what the metric uses).
+DEFAULT_MATCHERS: Mapping[tuple[str, str], Matcher] = {
+    (matching, level): Matcher(matching, level) for matching in MATCHINGS for level in LEVELS
+}
+
+
 # --------------------------------------------------------------------------- public
-
-
-def check_choice(value: str, choices: Sequence[str], what: str) -> str:
-    """Validate a setting against its allowed values, naming both in the error."""
-    if value not in choices:
-        raise ValueError(
-            f"{what}: unknown value {value!r}; expected one of " + ", ".join(repr(c) for c in choices)
-        )
-    return value
 
 
 def match_calls(
@@ -569,6 +869,7 @@ def match_calls(
     level: str = "call",
     name_canonicalizer: str | Callable[[str], str] | None = None,
     canon: str | Canonicalizer | None = None,
+    matcher: Matcher | None = None,
 ) -> tuple[list[tuple[Call, GoldCall]], list[Call], list[GoldCall]]:
     """Assign predicted calls to gold calls — the layer a flat field metric does not provide.
 
@@ -594,6 +895,8 @@ def match_calls(
         ``"call"`` or ``"arg"``: the FP+FN the optimal matcher minimises.
     name_canonicalizer
         ``"exact"`` (None), ``"underscore"`` or a callable.
+    matcher
+        A :class:`Matcher` (its shortcuts) in place of ``matching`` and ``level``.
 
     Returns
     -------
@@ -616,62 +919,13 @@ def match_calls(
     ...
     ValueError: matching: unknown value 'best'; expected one of 'greedy', 'optimal'
     """
-    check_choice(matching, MATCHINGS, "matching")
-    check_choice(level, LEVELS, "level")
+    matcher = matcher or DEFAULT_MATCHERS.get((matching, level)) or Matcher(matching, level)
     toolset, canon_fn = public_settings("match_calls", tools, weights, canonicalizer, name_canonicalizer, canon)
     pcalls = coerce_structured(pred)
     gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold, gold=True)]
-    pairs_idx, up, ug = match_indices(
-        pcalls, gcalls, toolset, canon=canon_fn, matching=matching, level=level, fill_defaults=True
-    )
+    pairs_idx, up, ug = matcher.match(pcalls, gcalls, toolset, canon=canon_fn, fill_defaults=True)
     return (
         [(pcalls[i], gcalls[j]) for i, j, _ in pairs_idx],
         [pcalls[i] for i in up],
         [gcalls[j] for j in ug],
-    )
-
-
-def match_indices(
-    preds: Sequence[Call],
-    golds: Sequence[GoldCall],
-    toolset: ToolSet,
-    *,
-    canon: Canonicalizer,
-    matching: str,
-    level: str,
-    fill_defaults: bool,
-    details: bool = True,
-) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
-    """Match by index: ``([(i, j, PairResult)], unmatched pred indices, unmatched gold indices)``.
-
-    ``details=False`` at call level, for counting only: a pair may be judged for exactness
-    alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts); the pairs
-    are the same.
-    """
-    if SHORTCUTS and len(preds) == len(golds) == 1:  # the commonest example: one call on each side
-        key = toolset.name_canon(preds[0].name)
-        if key != toolset.name_canon(golds[0].name):
-            return [], [0], [0]
-        return _match_group(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
-                            fill_defaults, matching, level, details), [], []
-    groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
-    for i, pcall in enumerate(preds):
-        groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
-    for j, gcall in enumerate(golds):
-        if (group := groups.get(toolset.name_canon(gcall.name))) is not None:
-            group[1].append(j)
-    pairs: list[tuple[int, int, PairResult]] = []
-    for key, (pidx, gidx) in groups.items():
-        if gidx:
-            matched = _match_group([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
-                                   toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, matching,
-                                   level, details)
-            pairs.extend((pidx[a], gidx[b], result) for a, b, result in matched)
-    pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
-    matched_p = {i for i, _, _ in pairs}
-    matched_g = {j for _, j, _ in pairs}
-    return (
-        pairs,
-        [i for i in range(len(preds)) if i not in matched_p],
-        [j for j in range(len(golds)) if j not in matched_g],
     )

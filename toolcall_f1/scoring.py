@@ -14,7 +14,7 @@ from typing import Any
 from .calls import Call, GoldCall
 from .counting import Counts, Tally, example_sums, prf
 from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
-from .matching import match_indices
+from .matching import DEFAULT_MATCHERS, Matcher
 from .schema import ToolSet
 from .values import Canonicalizer
 
@@ -147,6 +147,7 @@ def count_example(
     tools_digest: str = "",
     per_tool_counts: bool = True,
     details: bool = True,
+    matcher: Matcher | None = None,
 ) -> Score:
     """Match one example's calls and count weighted TP/FP/FN at ``level`` (SPEC §7).
 
@@ -155,18 +156,26 @@ def count_example(
     preds, golds, toolset
         The example's calls and the compiled schemas they are judged with.
     level, matching, canon, fill_defaults
-        As :func:`~toolcall_f1.matching.match_indices` takes them.
+        As :meth:`Matcher.match <toolcall_f1.matching.Matcher.match>` takes them.
     parse_error, tools_digest
         Carried into the :class:`Score` (an unreadable prediction is never exact).
     per_tool_counts
         ``False`` leaves ``Score.per_tool`` empty (a corpus that does not report it).
     details
-        ``False``: at call level pairs are judged for exactness alone (no per-argument
-        verdicts); every count and flag is the same.
+        ``False``: at call level pairs are reported for their exactness alone (no
+        per-argument verdicts); every count and flag is the same.
+    matcher
+        The :class:`~toolcall_f1.matching.Matcher` that pairs the calls (its shortcuts);
+        by default the one for ``matching`` and ``level``. Its own must be those.
 
     Returns
     -------
     Score
+
+    Raises
+    ------
+    ValueError
+        For a ``matcher`` whose matching or level is not ``matching`` or ``level``.
 
     Examples
     --------
@@ -176,10 +185,13 @@ def count_example(
     >>> s.tp, s.fp, s.fn, s.exact
     (1.0, 1.0, 1.0, False)
     """
-    pairs, unmatched_pred, unmatched_gold = match_indices(
-        preds, golds, toolset, canon=canon, matching=matching, level=level, fill_defaults=fill_defaults,
-        details=details,
-    )
+    if matcher is None:
+        matcher = DEFAULT_MATCHERS.get((matching, level)) or Matcher(matching, level)
+    elif (matcher.matching, matcher.level) != (matching, level):
+        raise ValueError(f"count_example: the matcher is for matching={matcher.matching!r}, level={matcher.level!r};"
+                         f" expected matching={matching!r}, level={level!r}")
+    pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
+                                                          fill_defaults=fill_defaults, details=details)
     rows = (  # each pair's fields, then each unmatched call's: _fields one row at a time, in its order
         *(tuple(_fields(preds, golds, toolset, (pair,), (), (), level)) for pair in pairs),
         *(tuple(_fields(preds, golds, toolset, (), (i,), (), level)) for i in unmatched_pred),

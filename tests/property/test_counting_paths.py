@@ -1,8 +1,8 @@
 """A corpus without details is counted by a faster route that must give the same numbers.
 
 ``ToolCallMetric.compute`` without ``return_details`` remembers the references it has read
-(by content), judges pairs for exactness alone at call level, keys values once to judge a
-large name group (``value_key``, ``judge_group``). Each of these is checked here against the
+(by content), reports pairs for their exactness alone at call level, keys values once to
+judge a large name group (``value_key``, ``judge_group``). Each of these is checked here against the
 full computation, on random data rich in ties and near-misses.
 """
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from toolcall_f1 import ToolCallMetric
 from toolcall_f1.calls import AnyOf, Call, GoldCall, bfcl_gold
-from toolcall_f1.judge import is_exact, judge_group, judge_pair
+from toolcall_f1.judge import FINE, judge_group, judge_pair
 from toolcall_f1.matching import _group_units, _numbers
 from toolcall_f1.schema import compile_tools
 from toolcall_f1.values import KEYED_CANONICALIZERS, canon_bfcl, canon_default, canon_exact, value_key, values_equal
@@ -125,7 +125,7 @@ def test_judge_group_is_every_pair_judged_in_full(seed: int) -> None:
         keyed = judge_group(preds, golds, tool, wspec, canon, fill, units)
         expected = _numbers(full, units)
         assert keyed.exact.tolist() == expected.exact.tolist()
-        assert keyed.exact.tolist() == [[is_exact(p, g, tool, canon, fill) for g in golds] for p in preds]
+        assert keyed.exact.tolist() == [[all(v.verdict in FINE for v in r.verdicts) for r in row] for row in full]
         for got, want in zip((keyed.tp, keyed.fp, keyed.fn), (expected.tp, expected.fp, expected.fn)):
             assert got.tolist() == want.tolist()
 

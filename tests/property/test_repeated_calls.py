@@ -1,8 +1,9 @@
 """Many calls to one tool: identical calls are judged once and matched in linear work.
 
-The class route (``matching._match_classes``) must give what judging every pair gives:
-the very same pairs for greedy, the same counts (and objective) for optimal. It is switched
-off with the other shortcuts by one module flag (``SHORTCUTS``) to compare public results.
+The class route (``Matcher(classes=True)``) must give what judging every pair gives: the
+very same pairs for greedy, the same counts (and objective) for optimal. It is compared, as
+the other shortcuts are, with the general path (every shortcut off, ``GENERAL``) through
+``count_example`` and ``match_calls``.
 The exact solvers behind the optimal matcher (scipy's answer repaired in exact integers, and
 the transportation solver over classes) are pinned against scipy and against an exact oracle
 (a pure-Python Hungarian, here), near-ties included.
@@ -17,7 +18,10 @@ import pytest
 
 from toolcall_f1 import Call, ToolCallMetric, match_calls
 from toolcall_f1 import matching
+from toolcall_f1.matching import Matcher
 from toolcall_f1.schema import compile_tools
+
+from .test_matching_paths import GENERAL, compute_with
 
 scipy_optimize = pytest.importorskip("scipy.optimize")
 np = pytest.importorskip("numpy")
@@ -73,22 +77,22 @@ def _group(rng: random.Random, n: int, m: int) -> tuple[list[Call], list[tuple[s
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("level", ["call", "arg"])
 @pytest.mark.parametrize("matching_", ["greedy", "optimal"])
-def test_the_class_route_agrees_with_judging_every_pair(seed: int, level: str, matching_: str,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_class_route_agrees_with_judging_every_pair(seed: int, level: str, matching_: str) -> None:
     rng = random.Random(seed)
     preds, golds = _group(rng, rng.randint(8, 40), rng.randint(8, 40))
     weights = {"f": {"weight": rng.choice([1, 0.7, 1 / 3]), "arguments": {"b": rng.choice([1, 0.1, 2])}}}
     tools = TOOLS if rng.random() < 0.7 else None
     metric = ToolCallMetric(level, matching=matching_, tools=tools, weights=weights)
     routed = metric.compute([preds], [golds], return_details=True, per_tool=True)
-    pairs = match_calls(preds, golds, tools=tools, weights=weights, matching=matching_, level=level)
-    monkeypatch.setattr(matching, "SHORTCUTS", False)  # every pair judged in full
-    full = metric.compute([preds], [golds], return_details=True, per_tool=True)
+    classed = Matcher(matching_, level, **{**GENERAL, "classes": True})
+    assert compute_with(metric, [preds], [golds], classed, tools, weights) == routed
+    pairs = match_calls(preds, golds, tools=tools, weights=weights, matcher=classed)
+    general = Matcher(matching_, level, **GENERAL)  # every pair judged in full
+    full = compute_with(metric, [preds], [golds], general, tools, weights)
     assert {k: v for k, v in routed.items() if k != "details"} == {k: v for k, v in full.items() if k != "details"}
     if matching_ == "greedy":  # the very same pairs, argument by argument
         assert routed["details"] == full["details"]
-        assert repr(pairs) == repr(match_calls(preds, golds, tools=tools, weights=weights, matching=matching_,
-                                               level=level))
+        assert repr(pairs) == repr(match_calls(preds, golds, tools=tools, weights=weights, matcher=general))
 
 
 # --------------------------------------------------------------------------- exact solvers
@@ -176,8 +180,7 @@ def test_the_transport_solver_agrees_with_scipy_on_the_expanded_problem(seed: in
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("level", ["call", "arg"])
 @pytest.mark.parametrize("matching_", ["greedy", "optimal"])
-def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level: str, matching_: str,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level: str, matching_: str) -> None:
     """Distinct parallel calls, each with its own exact partner (or not, for a few)."""
     rng = random.Random(seed)
     n = rng.randint(9, 30)
@@ -187,27 +190,33 @@ def test_large_groups_of_parallel_calls_judge_only_their_pairs(seed: int, level:
         golds[0] = ("f", {"a": -1})
     if rng.random() < 0.3:
         golds.append(("f", {"a": 0, "b": "z"}))
-    metric = ToolCallMetric(level, matching=matching_, tools=TOOLS, weights={"f": {"arguments": {"a": 1 / 3}}})
-    routed = metric.compute([preds], [golds], return_details=True)
-    monkeypatch.setattr(matching, "SHORTCUTS", False)
-    assert routed == metric.compute([preds], [golds], return_details=True)
+    weights = {"f": {"arguments": {"a": 1 / 3}}}
+    metric = ToolCallMetric(level, matching=matching_, tools=TOOLS, weights=weights)
+    routed = metric.compute([preds], [golds], return_details=True, per_tool=True)
+    assert routed == compute_with(metric, [preds], [golds], Matcher(matching_, level, **GENERAL), TOOLS, weights)
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_greedy_counts_without_details_need_only_the_exact_pairs(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Greedy ranks exact pairs by their agreeing weight: the exact pairs it takes, and so the
+@pytest.mark.parametrize("matching_", ["greedy", "optimal"])
+def test_counts_without_details_need_only_the_exact_pairs(seed: int, matching_: str) -> None:
+    """Greedy ranks exact pairs by their agreeing weight, and takes them first; the optimal
+    matcher at call level takes the most exact pairs: the exact pairs each takes, and so the
     counts, are those of judging every pair."""
     rng = random.Random(seed)
     n, m = rng.randint(9, 25), rng.randint(9, 25)
     preds = [Call("f", {k: rng.choice([1, 2, 3]) for k in "abc" if rng.random() < 0.6}) for _ in range(n)]
     golds = [("f", {"a": rng.choice([1, 2, 3]), "b": rng.choice([1, 2])}) for _ in range(m)]
     tools = [{"name": "f", "parameters": {"properties": {"a": {}, "b": {}, "c": {"default": 1}}}}]
-    metric = ToolCallMetric(tools=tools)
+    metric = ToolCallMetric(tools=tools, matching=matching_)
     fast = metric.compute([preds], [golds], per_tool=True)
     detailed = metric.compute([preds], [golds], per_tool=True, return_details=True)
     detailed.pop("details")
-    monkeypatch.setattr(matching, "SHORTCUTS", False)
-    assert fast == detailed == metric.compute([preds], [golds], per_tool=True)
+    only_exact = compute_with(metric, [preds], [golds], Matcher(matching_, **{**GENERAL, "exact_pairs": True}),
+                              tools, details=False)
+    assert only_exact == fast
+    full = compute_with(metric, [preds], [golds], Matcher(matching_, **GENERAL), tools)
+    full.pop("details")
+    assert fast == detailed == full
 
 
 def _cost(rng: random.Random, n: int, m: int, level: str) -> Any:
@@ -278,13 +287,18 @@ def test_large_groups_past_float_range_are_solved_exactly(monkeypatch: pytest.Mo
 
 def test_weights_far_past_float_range_are_solved_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     """Weights of 1e-300 and 1/3: integer images beyond float64's range; the repaired solver
-    still agrees with the exact oracle on the counts."""
+    still agrees with the exact oracle on the counts (every pair judged in full)."""
     rng = random.Random(5)
     preds = [Call("f", {"a": rng.randint(0, 9), "b": rng.choice("xyz")}) for _ in range(120)]
     golds = [("f", {"a": rng.randint(0, 9), "b": rng.choice("xy")}) for _ in range(110)]
-    metric = ToolCallMetric("arg", matching="optimal", weights={"f": {"arguments": {"a": 1e-300, "b": 1 / 3}}})
-    monkeypatch.setattr(matching, "SHORTCUTS", False)
-    fast = _repaired_and_oracle(monkeypatch, lambda: metric.compute([preds], [golds]))
+    weights = {"f": {"arguments": {"a": 1e-300, "b": 1 / 3}}}
+    metric = ToolCallMetric("arg", matching="optimal", weights=weights)
+    general = Matcher("optimal", "arg", **GENERAL)
+    def counts() -> dict[str, Any]:
+        return {k: v for k, v in compute_with(metric, [preds], [golds], general, None, weights).items()
+                if k != "details"}
+
+    fast = _repaired_and_oracle(monkeypatch, counts)
     assert fast[0] == fast[1]
 
 
