@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
 from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
-from .metric import mostly_unreadable
-from .resampling import TESTS
+from .metric import mostly_unreadable, reference_group
+from .resampling import TESTS, Units, check_interval, interval
 from .significance import compare
 from .plain import DuplicateKeyError, loads_strict
 from .templates import TemplateReader
@@ -347,6 +347,9 @@ def render_table(result: Mapping[str, Any], *, digits: int = 4, source: str = ""
     num_parse_errors    0
     hallucinated_tools  0
     hallucinated_args   0
+    superset_match      0.5000  (made at least the gold calls)
+    subset_match        1.0000  (made only gold calls)
+    call_decision       accuracy 0.5000, relevance 0.5000, irrelevance n/a  (1 called / 1 missed / 0 uncalled-for / 0 rightly not called)
     signature           level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:...
     <BLANKLINE>
     tool  tp  fp  fn  precision  recall      f1
@@ -380,8 +383,29 @@ def _summary_rows(result: Mapping[str, Any], digits: int) -> list[tuple[str, str
         ("num_parse_errors", str(result["num_parse_errors"])),
         ("hallucinated_tools", str(result["hallucinated_tools"])),
         ("hallucinated_args", str(result["hallucinated_args"])),
+        ("superset_match", f"{result['superset_match']:.{digits}f}  (made at least the gold calls)"),
+        ("subset_match", f"{result['subset_match']:.{digits}f}  (made only gold calls)"),
+        ("call_decision", _decision_row(result["call_decision"], digits)),
+        *(_interval_rows(result["ci"], digits) if "ci" in result else []),
         ("signature", result["signature"]),
     ]
+
+
+def _decision_row(d: Mapping[str, Any], digits: int) -> str:
+    """One line of the call decisions: accuracy, relevance, irrelevance and the four counts."""
+    def num(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.{digits}f}"
+
+    return (f"accuracy {num(d['accuracy'])}, relevance {num(d['relevance'])}, irrelevance {num(d['irrelevance'])}"
+            f"  ({d['expected_and_called']} called / {d['expected_not_called']} missed / "
+            f"{d['unexpected_called']} uncalled-for / {d['unexpected_not_called']} rightly not called)")
+
+
+def _interval_rows(ci: Mapping[str, Any], digits: int) -> list[tuple[str, str]]:
+    """The ``ci`` rows: each score's interval at its level."""
+    level = f"{ci['level']:.0%}" if round(ci["level"] * 100, 6) == int(ci["level"] * 100) else str(ci["level"])
+    return [(f"{name} {level} interval", f"[{lo:.{digits}f}, {hi:.{digits}f}]")
+            for name in ("f1", "precision", "recall", "exact_match") for lo, hi in [ci[name]]]
 
 
 def _per_tool_lines(table: Mapping[str, Mapping[str, float]], digits: int) -> list[str]:
@@ -637,6 +661,11 @@ def _add_output_options(out: argparse._ArgumentGroup) -> None:
         help="stop after N input lines that cannot be used (default: report them all, then exit 2)",
     )
     out.add_argument("--digits", type=int, default=4, metavar="N", help="decimals in the table (default 4)")
+    out.add_argument("--confidence", type=float, metavar="LEVEL",
+                     help="add percentile bootstrap intervals at this level (e.g. 0.95) from the examples' counts; "
+                     "a reference's \"group\" key resamples its group together (see compute(confidence_level=))")
+    out.add_argument("--n-resamples", type=int, default=1000, metavar="N", help="resamples of --confidence (default 1000)")
+    out.add_argument("--seed", type=int, default=12345, help="seed of --confidence's resamples (default 12345)")
     out.add_argument(
         "--fail-under", type=float, metavar="F1", help="exit 1 when F1 is below this value (CI gate)"
     )
@@ -781,6 +810,7 @@ class _Run:
     lines_with_tools: int = 0
     lines_with_unused_tools: int = 0
     parse_error: str | None = None  # the last example's, as file:line: format: reason
+    units: Units | None = None  # each example's counts, for --confidence
 
 
 def _open_sources(args: argparse.Namespace, stack: contextlib.ExitStack) -> list[_Source]:
@@ -895,6 +925,11 @@ def _stream(
 def _fold(score: Score, ex: _Example, stats: Tally, run: _Run, where: str) -> None:
     """One example's score into the sums, and what the report after the table says of it."""
     stats.add(score)
+    if run.units is not None:
+        try:
+            run.units.add(score.tp, score.fp, score.fn, score.exact, reference_group(ex.reference, ex.index))
+        except ValueError as err:
+            raise InputError(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}") from None
     run.lines_with_tools += ex.has_tools
     run.lines_with_unused_tools += ex.unused_tools
     run.parse_error = None
@@ -956,7 +991,12 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
 
 def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
     """The ``score`` subcommand: stream, score, report. Raises :class:`InputError`."""
-    run = _Run([], {})
+    run = _Run([], {}, units=None if args.confidence is None else Units())
+    if args.confidence is not None:
+        try:
+            check_interval(args.confidence, args.n_resamples, args.seed)
+        except ValueError as err:
+            raise InputError(f"--{str(err).replace('confidence_level', 'confidence').replace('_', '-')}") from None
     stats = Tally()
     with contextlib.ExitStack() as stack:
         with warnings.catch_warnings():
@@ -965,7 +1005,12 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
             metric = _metric(args)
             details = _open_details(args, stack, stdout)
             _stream(args, metric, stats, run, details)
-        result = stats.result(metric.signature(example_tools_digests=stats.digests), per_tool=args.per_tool)
+        extra = []
+        if run.units is not None:
+            extra = [f"ci:{args.confidence}", f"n:{args.n_resamples}", f"seed:{args.seed}"] + ["groups:yes"] * bool(run.units.grouped)
+        result = stats.result(metric.settings.signature(stats.digests, extra), per_tool=args.per_tool)
+        if run.units is not None:
+            result["ci"] = interval(run.units, args.confidence, args.n_resamples, args.seed)
         if args.output_format == "json":  # one line: the last line of stdout, after any --details -
             text = json.dumps(result, ensure_ascii=False)
         else:

@@ -9,7 +9,7 @@ denominator is decided, and :class:`Tally.result` the one place an empty corpus 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Real
 from typing import Any
 
@@ -214,6 +214,34 @@ class Counts:
         return Counts._of_units(tp, fp, fn)
 
 
+#: The four kinds of example by whether the gold has a call and the model attempted one
+#: (SPEC §8b, "Call decisions"), in the order :attr:`Tally.decisions` counts them.
+DECISIONS = ("expected_and_called", "expected_not_called", "unexpected_called", "unexpected_not_called")
+
+
+def call_decision(counts: Sequence[int]) -> dict[str, Any]:
+    """The ``call_decision`` entry of a result from the four counts of :data:`DECISIONS`:
+    those counts, ``accuracy`` (right decisions / examples), ``relevance`` (called / examples
+    that expect a call; None when none does) and ``irrelevance`` (not called / examples that
+    expect none; None when every one expects a call). Unweighted; a parse error of text that
+    tried to call is an attempt (BFCL counts it a right abstention; this metric does not).
+
+    Examples
+    --------
+    >>> call_decision([3, 1, 2, 4])
+    {'expected_and_called': 3, 'expected_not_called': 1, 'unexpected_called': 2, 'unexpected_not_called': 4, 'accuracy': 0.7, 'relevance': 0.75, 'irrelevance': 0.6666666666666666}
+    >>> call_decision([2, 0, 0, 0])["irrelevance"] is None
+    True
+    """
+    eac, enc, uac, unc = counts
+    out: dict[str, Any] = dict(zip(DECISIONS, counts))
+    total = eac + enc + uac + unc
+    out["accuracy"] = (eac + unc) / total if total else None
+    out["relevance"] = eac / (eac + enc) if eac + enc else None
+    out["irrelevance"] = unc / (uac + unc) if uac + unc else None
+    return out
+
+
 class Tally:
     """A corpus folded in one example at a time: what ``compute()`` reports, merged exactly.
 
@@ -235,8 +263,9 @@ class Tally:
     (0.6667, 0.5, 2)
     """
 
-    __slots__ = ("_fn", "_fp", "_tp", "digests", "hallucinated_args", "hallucinated_tools",
-                 "num_exact", "num_examples", "num_parse_errors", "num_without_per_tool", "per_tool")
+    __slots__ = ("_fn", "_fp", "_tp", "decisions", "digests", "hallucinated_args", "hallucinated_tools",
+                 "num_exact", "num_examples", "num_parse_errors", "num_subset", "num_superset",
+                 "num_without_per_tool", "per_tool")
 
     def __init__(self) -> None:
         self._tp = self._fp = self._fn = 0  # exact sums, in units (as Counts holds them)
@@ -247,6 +276,9 @@ class Tally:
         self.num_without_per_tool = 0
         #: Distinct per-example tools digests (they enter the signature).
         self.digests: set[str] = set()
+        self.num_superset = self.num_subset = 0  # SPEC §5b, "Coverage"
+        #: Examples by (gold has a call, model attempted one), as :data:`DECISIONS` names them.
+        self.decisions = [0, 0, 0, 0]
 
     @property
     def counts(self) -> Counts:
@@ -263,6 +295,9 @@ class Tally:
         self.num_parse_errors += score.parse_error is not None
         self.hallucinated_tools += score.hallucinated_tools
         self.hallucinated_args += score.hallucinated_args
+        self.num_superset += score.superset_match
+        self.num_subset += score.subset_match
+        self.decisions[2 * (not score.golds) + (not score.attempted)] += 1
         self._add_per_tool(score.per_tool)
         # Every call adds a field to its tool's row, so a score with calls but no rows was
         # made without them (details=False): per-tool rows would then be silently short.
@@ -289,6 +324,9 @@ class Tally:
             out.num_parse_errors += part.num_parse_errors
             out.hallucinated_tools += part.hallucinated_tools
             out.hallucinated_args += part.hallucinated_args
+            out.num_superset += part.num_superset
+            out.num_subset += part.num_subset
+            out.decisions = [a + b for a, b in zip(out.decisions, part.decisions)]
             out._add_per_tool(part.per_tool)
             out.num_without_per_tool += part.num_without_per_tool
             out.digests |= part.digests
@@ -349,6 +387,9 @@ class Tally:
             "num_parse_errors": self.num_parse_errors,
             "hallucinated_tools": self.hallucinated_tools,
             "hallucinated_args": self.hallucinated_args,
+            "superset_match": self.num_superset / n,
+            "subset_match": self.num_subset / n,
+            "call_decision": call_decision(self.decisions),
             "signature": signature,
         }
         if per_tool:

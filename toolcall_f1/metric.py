@@ -13,6 +13,7 @@ loop); ``compute()`` folds them into a
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
@@ -436,9 +437,12 @@ class ToolCallMetric:
         mode = run.settings.on_parse_error
         preds, error = self._read_prediction(pred, toolset, run.settings.prediction_format, index, mode)
         try:
-            return self._count(preds, golds, toolset, error, digest, run)
+            score = self._count(preds, golds, toolset, error, digest, run)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
             return self._count([], golds, toolset, self._unreadable(err, index, mode), digest, run)
+        if error is not None and run.settings.prediction_format != "auto" and _no_call_text(pred, toolset):
+            score = dataclasses.replace(score, abstained=True)  # SPEC §8b: not an attempt to call
+        return score
 
     def _count(self, preds: list[Call], golds: list[GoldCall], toolset: ToolSet, error: str | None, digest: str,
                run: _Run) -> Score:
@@ -708,6 +712,17 @@ def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
     if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
         return reference, None  # a call to a tool named "calls"
     return calls, reference.get("tools")
+
+
+def _no_call_text(prediction: Any, toolset: ToolSet) -> bool:
+    """Is a prediction that a named format could not read text that ``"auto"`` reads as no
+    call (prose: an abstention, SPEC §8b), rather than an attempt to call?"""
+    if not isinstance(prediction, str):
+        return False
+    try:
+        return not read_any(prediction, "auto", _reader_context(toolset))
+    except ToolCallParseError:
+        return False
 
 
 def reference_group(reference: Any, index: int) -> Any:

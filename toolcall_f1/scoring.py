@@ -50,6 +50,28 @@ class Score:
     #: (empty without schemas).
     undeclared: tuple[tuple[bool, tuple[str, ...]], ...] = field(default=(), repr=False)
 
+    #: The prediction is text that does not try to call: under a named format, a parse error of
+    #: text that ``"auto"`` reads as no call (SPEC §8b, "Call decisions"). Set by the metric.
+    abstained: bool = False
+
+    @property
+    def superset_match(self) -> bool:
+        """No parse error, and every gold call in an exact pair: the model made at least the
+        gold calls (SPEC §5b, "Coverage")."""
+        return self.parse_error is None and sum(r.exact for _, _, r in self.pairs) == len(self.golds)
+
+    @property
+    def subset_match(self) -> bool:
+        """No parse error, and every predicted call in an exact pair: the model made only gold
+        calls (SPEC §5b, "Coverage"). An example is exact when it is both."""
+        return self.parse_error is None and sum(r.exact for _, _, r in self.pairs) == len(self.preds)
+
+    @property
+    def attempted(self) -> bool:
+        """Did the model try to call: at least one predicted call, or a parse error of text that
+        tried to (SPEC §8b: an unreadable answer is an attempt, never a right abstention)."""
+        return bool(self.preds) or (self.parse_error is not None and not self.abstained)
+
     @property
     def counts(self) -> Counts:
         return Counts(self.tp, self.fp, self.fn)
@@ -117,6 +139,8 @@ class Score:
             "unmatched_gold": [{**_gold_dict(self.golds[j]), **self._row(next(rows))} for j in self.unmatched_gold],
             "hallucinated_tools": self.hallucinated_tools,
             "hallucinated_args": self.hallucinated_args,
+            "superset_match": self.superset_match,
+            "subset_match": self.subset_match,
         }
 
     def _row(self, row: tuple[tuple[tuple[str, float, str], ...], Counts], pred: int | None = None) -> dict[str, Any]:

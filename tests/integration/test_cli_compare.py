@@ -62,3 +62,16 @@ def test_a_bad_line_names_its_file_and_line(files: tuple[str, str, str], tmp_pat
     bad.write_text('"[f(x=1)]"\n{not json\n', encoding="utf-8")
     assert main(["compare", "-r", refs, base, str(bad)]) == 2
     assert "bad.jsonl:2: prediction:" in capsys.readouterr().err
+
+
+def test_score_confidence_gives_the_core_interval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refs = [{"calls": r, "group": i // 4} for i, r in enumerate(REFS)]
+    path = _write(tmp_path / "run.jsonl", [{"prediction": p, "reference": r} for p, r in zip(NEW, refs)])
+    assert main(["score", "-i", path, "--confidence", "0.9", "--n-resamples", "300", "--seed", "5", "-o", "json",
+                 "--no-progress"]) == 0
+    got = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    want = toolcall_f1.ToolCallMetric().compute(NEW, refs, confidence_level=0.9, n_resamples=300, seed=5)
+    assert got["ci"] == want["ci"] and got["signature"] == want["signature"] and "groups:yes" in got["signature"]
+    assert got["call_decision"] == want["call_decision"] and got["superset_match"] == want["superset_match"]
+    assert main(["score", "-i", path, "--confidence", "2", "--no-progress"]) == 2
+    assert "--confidence: expected a number between 0 and 1" in capsys.readouterr().err
