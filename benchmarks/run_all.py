@@ -21,6 +21,7 @@ from typing import Any
 
 import bench_bfcl
 import bench_formats
+import bench_intervals
 import bench_rewards
 import bench_scaling
 import bench_throughput
@@ -28,10 +29,10 @@ import common
 import route
 
 QUICK = dict(examples=2000, bfcl_records=1000, max_group=32, stream_sizes="1000,3000", repeat=1, bfcl_repeat=1,
-             format_repeat=50)
+             format_repeat=50, interval_examples=2000, interval_units="10000")
 FULL = dict(examples=100_000, bfcl_records=None, max_group=512, stream_sizes="10000,100000,1000000", repeat=3,
-            bfcl_repeat=5, format_repeat=1000)
-BENCHMARKS = ("route", "throughput", "bfcl", "scaling", "rewards", "formats")
+            bfcl_repeat=5, format_repeat=1000, interval_examples=20_000, interval_units="100000,1000000")
+BENCHMARKS = ("route", "throughput", "bfcl", "scaling", "rewards", "formats", "intervals")
 
 
 #: Every module of the package counts (issue 21: the route is the measure, not ``wc -l``).
@@ -123,9 +124,16 @@ def _over_bfcl(label: str, ours: float, bfcl: float, target: float | None) -> li
 
 
 def targets(tp: dict[str, Any] | None, bf: dict[str, Any] | None, gr: dict[str, Any] | None,
-            st: dict[str, Any] | None, rt: list[Any] | None = None) -> str:
+            st: dict[str, Any] | None, rt: list[Any] | None = None, iv: dict[str, Any] | None = None) -> str:
     """The targets (issue 21's first), each with what this run measured and whether it meets it."""
     rows = size_targets(rt)
+    if iv is not None:
+        r = iv["ratio"]
+        rows.append([f"{r['n']:,} examples with a 95% interval (1,000 resamples) ≤ 1.2× the time of scoring them "
+                     "(issue 23)", f"{r['ratio']:.2f}× ({r['ci']:.2f} s vs {r['plain']:.2f} s)", _verdict(r["ratio"] <= 1.2)])
+        last = iv["alone"][-1]
+        rows.append([f"{last['k']:,} examples × 1,000 resamples: time and peak memory reported",
+                     f"{last['seconds']:.1f} s, {last['peak_mib']:.0f} MiB traced", "n/a"])
     if bf is not None:
         ours = bf["ours_auto_rate"]
         if "bfcl_rate" in bf:
@@ -213,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     info = common.machine_info()
     print(common.machine_markdown(info), flush=True)
-    tp = bf = gr = st = rw = fm = rt = None
+    tp = bf = gr = st = rw = fm = rt = iv = None
     if "route" in only:
         rt = route.measure()
         print(route.table(rt), flush=True)
@@ -230,9 +238,12 @@ def main(argv: list[str] | None = None) -> int:
     if "formats" in only:
         fm = bench_formats.run(sizes["format_repeat"])
         print(fm, flush=True)
+    if "intervals" in only:
+        iv = bench_intervals.run(sizes["interval_examples"], [int(k) for k in str(sizes["interval_units"]).split(",") if k],
+                                 sizes["repeat"])
     elapsed = time.perf_counter() - t0
 
-    summary = targets(tp, bf, gr, st, rt)
+    summary = targets(tp, bf, gr, st, rt, iv)
     print("\n== Targets ==\n" + summary, flush=True)
     if args.output != "-":
         command = "python benchmarks/run_all.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
@@ -267,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
             parts += ["", "## 3b. Scaling: examples streamed through `add_batch`", "", st["markdown"]]
         if rw is not None:
             parts += ["", "## 4. Rewards/s: `ToolCallReward` in GRPO-shaped batches", "", rw]
+        if iv is not None:
+            parts += ["", "## 6. What an interval costs (issue 23)", "", iv["markdown"]]
         if fm is not None:
             parts += ["", "## 5. Text readers per model family", "",
                       "One realistic output per family, read by its own format and by `auto`; then `auto` on "
