@@ -46,10 +46,9 @@ PREDICTION_FORMATS = ("auto", *(f for f in toolcall_f1.Settings.allowed("predict
 UNMATCHED = "—"
 #: At most this many table rows reach the browser (mismatches first when there are more).
 ROW_CAP = 200
-#: At most this many tools in the chart (worst first).
-TOOL_CAP = 40
-#: Inputs longer than this are not inlined into the reproduce snippets.
-SNIPPET_CAP = 4000
+TOOL_CAP = 40  #: at most this many tools in the chart (worst first)
+SNIPPET_CAP = 4000  #: inputs longer than this are not inlined into the reproduce snippets
+INTERVAL_FROM = 20  #: from this many examples on, the 95% intervals show (README, "Is the difference real?")
 #: The Hub repository, on a Space (``SPACE_ID`` is set by the Space runtime).
 SPACE_ID = os.environ.get("SPACE_ID", "")
 REPO_ID = SPACE_ID or "<org>/toolcall_f1"
@@ -317,7 +316,7 @@ def _examples(inputs: Inputs) -> tuple[list[Any], list[Any]]:
 
 def score_inputs(*values: str | None) -> dict[str, Any]:
     """Read the boxes and run the metric: the dict of ``ToolCallMetric.compute`` with
-    ``per_tool`` and ``details``.
+    ``per_tool`` and ``details`` (and a 95% interval from :data:`INTERVAL_FROM` examples on).
 
     Parameters
     ----------
@@ -341,9 +340,9 @@ def score_inputs(*values: str | None) -> dict[str, Any]:
     >>> r["f1"], r["tp"], r["fp"], r["fn"]
     (0.5, 1.0, 1.0, 1.0)
     """
-    inputs = Inputs.of(*values)
-    predictions, references = _examples(inputs)
-    return _metric(inputs).compute(predictions, references, per_tool=True, return_details=True)
+    predictions, references = _examples(inputs := Inputs.of(*values))
+    return _metric(inputs).compute(predictions, references, per_tool=True, return_details=True,
+                                   confidence_level=0.95 if len(predictions) >= INTERVAL_FROM else None)
 
 
 # --------------------------------------------------------------------------- the match table
@@ -498,7 +497,9 @@ def scores_html(result: Mapping[str, Any]) -> str:
     >>> '<div class="tc-value">1.0</div>' in html_, 'id="count-tp"><b>TP</b> 1' in html_
     (True, True)
     """
-    cards = "".join(HTML["card"].format(id=key.replace("_", "-"), label=label, value=_score(result[key]), hint=hint)
+    ci = result.get("ci") or {}
+    cards = "".join(HTML["card"].format(id=key.replace("_", "-"), label=label, value=_score(result[key]), hint=hint + (
+        HTML["interval"].format(id=key.replace("_", "-"), lo=_score(ci[key][0]), hi=_score(ci[key][1])) if ci else ""))
                     for key, label, hint in TEXT["cards"])
     weighted = " ".join(HTML["weighted"].format(key=key, label=key.upper(), value=_number(result[key]))
                         for key in ("tp", "fp", "fn"))

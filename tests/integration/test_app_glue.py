@@ -553,3 +553,18 @@ def test_full_json_is_sent_only_when_asked() -> None:
     assert '"signature"' in app.on_change(*view.inputs.values(), False, True)[7]
     raw, is_open = app.on_json(view)
     assert json.loads(raw) == view.result and is_open is True
+
+
+def test_a_corpus_of_20_examples_shows_the_core_interval() -> None:
+    """Issue 23: the Space shows F1's 95% interval from 20 examples on (the core's numbers),
+    and none for fewer (a percentile interval over so few examples is too narrow to trust)."""
+    import toolcall_f1
+
+    preds, refs = ["[f(x=1)]"] * 15 + ["[f(x=2)]"] * 6, ["[f(x=1)]"] * 21
+    result = app.score_inputs(json.dumps(preds), json.dumps(refs))
+    want = toolcall_f1.ToolCallMetric().compute(preds, refs, confidence_level=0.95)
+    assert result["ci"] == want["ci"] and result["signature"] == want["signature"]
+    lo, hi = want["ci"]["f1"]
+    assert f'<div class="tc-ci" id="ci-f1">95% interval [{round(lo, 4)}, {round(hi, 4)}]</div>' in app.scores_html(result)
+    small = app.score_inputs(json.dumps(preds[:19]), json.dumps(refs[:19]))
+    assert "ci" not in small and "tc-ci" not in app.scores_html(small)
