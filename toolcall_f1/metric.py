@@ -441,7 +441,7 @@ class ToolCallMetric:
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
             return self._count([], golds, toolset, self._unreadable(err, index, mode), digest, run)
         if error is not None and run.settings.prediction_format != "auto" and _no_call_text(pred, toolset):
-            score = dataclasses.replace(score, abstained=True)  # SPEC §8b: not an attempt to call
+            score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt to call
         return score
 
     def _count(self, preds: list[Call], golds: list[GoldCall], toolset: ToolSet, error: str | None, digest: str,

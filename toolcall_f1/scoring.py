@@ -50,27 +50,17 @@ class Score:
     #: (empty without schemas).
     undeclared: tuple[tuple[bool, tuple[str, ...]], ...] = field(default=(), repr=False)
 
-    #: The prediction is text that does not try to call: under a named format, a parse error of
-    #: text that ``"auto"`` reads as no call (SPEC §8b, "Call decisions"). Set by the metric.
-    abstained: bool = False
-
-    @property
-    def superset_match(self) -> bool:
-        """No parse error, and every gold call in an exact pair: the model made at least the
-        gold calls (SPEC §5b, "Coverage")."""
-        return self.parse_error is None and sum(r.exact for _, _, r in self.pairs) == len(self.golds)
-
-    @property
-    def subset_match(self) -> bool:
-        """No parse error, and every predicted call in an exact pair: the model made only gold
-        calls (SPEC §5b, "Coverage"). An example is exact when it is both."""
-        return self.parse_error is None and sum(r.exact for _, _, r in self.pairs) == len(self.preds)
-
-    @property
-    def attempted(self) -> bool:
-        """Did the model try to call: at least one predicted call, or a parse error of text that
-        tried to (SPEC §8b: an unreadable answer is an attempt, never a right abstention)."""
-        return bool(self.preds) or (self.parse_error is not None and not self.abstained)
+    #: No parse error, and every gold call in an exact pair: the model made at least the gold
+    #: calls (SPEC §5b, "Coverage").
+    superset_match: bool = False
+    #: No parse error, and every predicted call in an exact pair: the model made only gold calls
+    #: (SPEC §5b). An example is exact when it is both.
+    subset_match: bool = False
+    #: Did the model try to call: a predicted call, or a parse error of text that tried to
+    #: (SPEC §8b, "Call decisions": an unreadable answer is an attempt, never a right
+    #: abstention); the metric clears it for text a named format could not read and ``"auto"``
+    #: reads as no call.
+    attempted: bool = False
 
     @property
     def counts(self) -> Counts:
@@ -224,9 +214,12 @@ def count_example(
     fields = [f for row in rows for f in row]
     tp, fp, fn = example_sums(fields)
     undeclared = _hallucinations(preds, toolset)
+    exact_pairs = -1 if parse_error is not None else sum(r.exact for _, _, r in pairs)
     return Score(
         tp, fp, fn,
-        exact=parse_error is None and not unmatched_pred and not unmatched_gold and all(r.exact for _, _, r in pairs),
+        exact=exact_pairs == len(preds) == len(golds),
+        superset_match=exact_pairs == len(golds), subset_match=exact_pairs == len(preds),
+        attempted=bool(preds) or parse_error is not None,
         parse_error=parse_error,
         preds=tuple(preds), golds=tuple(golds), pairs=tuple(pairs),
         unmatched_pred=tuple(unmatched_pred), unmatched_gold=tuple(unmatched_gold),
