@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from . import Settings, ToolCallMetric, ToolCallWarning, load
-from .settings import OUTPUT_OPTIONS
+from .settings import CORPUS_OPTIONS, OUTPUT_OPTIONS
 from .templates import TemplateReader
 
 __all__ = ["COMPUTE_OPTIONS", "STRIP_MODES", "ToolCallComputeMetrics", "loggable", "make_compute_metrics", "token_rows"]
@@ -75,10 +75,10 @@ IGNORE_INDEX = -100
 
 #: Every option ``make_compute_metrics`` (and the evaluate module's ``compute``) accepts: the
 #: :class:`~toolcall_f1.Settings` fields, then the output options.
-COMPUTE_OPTIONS = Settings.names() + OUTPUT_OPTIONS
+COMPUTE_OPTIONS = Settings.names() + OUTPUT_OPTIONS + CORPUS_OPTIONS
 #: The options :meth:`ToolCallMetric.compute <toolcall_f1.ToolCallMetric.compute>` takes (a
 #: metric passed as ``metric=`` fixes the others).
-CORE_COMPUTE_OPTIONS = Settings.names(per_call=True) + OUTPUT_OPTIONS
+CORE_COMPUTE_OPTIONS = Settings.names(per_call=True) + OUTPUT_OPTIONS + CORPUS_OPTIONS
 
 #: Per-tool scores flattened into the logged dict as ``per_tool/<name>/<stat>``.
 PER_TOOL_STATS = ("precision", "recall", "f1")
@@ -370,10 +370,11 @@ def make_compute_metrics(tokenizer: Any, **options: Any) -> ToolCallComputeMetri
     decode_kwargs
         Passed to ``batch_decode``; ``skip_special_tokens=True`` unless overridden (for
         predictions read with a response template: ``False`` unless overridden).
-    level, matching, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, per_tool, return_details, progress
+    level, matching, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, per_tool, return_details, progress, confidence_level, n_resamples, seed, pass_k
         The metric's compute options (:data:`COMPUTE_OPTIONS`: the fields of
-        :class:`~toolcall_f1.Settings`, then its output options). Checked now, as one
-        ``Settings``, so a typo fails before training starts.
+        :class:`~toolcall_f1.Settings`, then its output options, then the interval's). Checked
+        now, as one ``Settings``, so a typo fails before training starts. An interval (``ci``)
+        or ``pass_k`` is kept in ``last_result``, not logged (only numbers are).
 
     Returns
     -------

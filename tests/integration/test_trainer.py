@@ -403,11 +403,12 @@ def test_compute_options_are_the_evaluate_modules_compute_keywords() -> None:
     import inspect
 
     from toolcall_f1 import Settings
-    from toolcall_f1.settings import OUTPUT_OPTIONS
+    from toolcall_f1.settings import CORPUS_OPTIONS, OUTPUT_OPTIONS
 
-    assert COMPUTE_OPTIONS == Settings.names() + OUTPUT_OPTIONS
+    assert COMPUTE_OPTIONS == Settings.names() + OUTPUT_OPTIONS + CORPUS_OPTIONS
     core = set(inspect.signature(ToolCallMetric.__init__).parameters) | set(inspect.signature(ToolCallMetric.compute).parameters)
-    assert set(COMPUTE_OPTIONS) == core - {"self", "predictions", "references", "grammar"}
+    # groups= is the core's alone: elsewhere a reference's "group" key gives the groups (SPEC §8b)
+    assert set(COMPUTE_OPTIONS) == core - {"self", "predictions", "references", "grammar", "groups"}
     module = toolcall_f1.load(keep_in_memory=True)
     defaults = make_defaults()
     assert sorted(defaults) == sorted(COMPUTE_OPTIONS)
@@ -420,7 +421,8 @@ def make_defaults() -> dict[str, Any]:
     """Every compute option at its default."""
     return {"level": "call", "matching": "greedy", "canonicalizer": None, "name_canonicalizer": None,
             "prediction_format": "auto", "reference_format": "auto", "on_parse_error": "count", "tools": None,
-            "weights": None, "per_tool": False, "return_details": False, "progress": False}
+            "weights": None, "per_tool": False, "return_details": False, "progress": False,
+            "confidence_level": None, "n_resamples": 1000, "seed": 12345, "pass_k": None}
 
 
 def _numpy_references() -> list[Any]:
