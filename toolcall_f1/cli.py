@@ -40,7 +40,7 @@ from typing import IO, Any, TextIO
 
 from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable
-from .plain import DuplicateKeyError, loads_strict
+from .plain import DuplicateKeyError, held_json, loads_strict
 from .templates import TemplateReader
 
 __all__ = [
@@ -173,9 +173,14 @@ def _field(src: _Source, rec: _Line, field: str, option: str | None = None) -> A
 
 
 def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
-    """A reference plus per-example tool schemas as ``{"calls": ..., "tools": ...}``."""
+    """A reference plus per-example tool schemas as ``{"calls": ..., "tools": ...}``; tools
+    given as JSON text are the list it holds (SPEC §2, "JSON text"), and so is a reference's
+    ``{"calls", "tools"}`` object."""
     if tools is None:
         return reference
+    tools = _held(src, rec, tools, "the tools field")
+    if isinstance(reference, str) and reference.lstrip()[:1] == "{":
+        reference = _held(src, rec, reference, "the reference")
     if not isinstance(tools, list):
         raise _LineError(
             f"{src.where(rec.line)}: the tools field must be a list of function schemas, "
@@ -195,6 +200,14 @@ def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
             f"{src.where(rec.line)}: cannot attach tools to a reference of type {type(reference).__name__}"
         )
     return {"calls": reference, "tools": tools}
+
+
+def _held(src: _Source, rec: _Line, value: Any, what: str) -> Any:
+    """:func:`~toolcall_f1.plain.held_json` of a line's field; a key given two values names the line."""
+    try:
+        return held_json(value)
+    except DuplicateKeyError as err:
+        raise _LineError(f"{src.where(rec.line)}: {err.describe(what)}") from None
 
 
 @dataclass(frozen=True, slots=True)

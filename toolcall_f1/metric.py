@@ -21,10 +21,10 @@ from typing import Any, NamedTuple
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
 from .parsing import Context, read_any
-from .plain import Memo, content_key, plain_json
+from .plain import DuplicateKeyError, Memo, content_key, held_json, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
-from .settings import VERSION, Settings
+from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader
 from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
@@ -80,7 +80,8 @@ class ToolCallMetric:
     canonicalizer
         ``"default"`` (None), ``"bfcl"``, ``"exact"`` or a callable ``str -> str``.
     tools
-        Tool schemas (OpenAI or BFCL form): types, required, defaults, importance weights.
+        Tool schemas (OpenAI or BFCL form; or JSON text holding them): types, required,
+        defaults, importance weights.
     weights
         ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
     matching
@@ -222,7 +223,7 @@ class ToolCallMetric:
         if "weights" in given:
             layered["weights"] = {**settings.weights, **validate_weights(given["weights"])}
         if "tools" in given:
-            layered["tools"] = merge_plain_tools(settings.tools, plain_json(given["tools"]))
+            layered["tools"] = merge_plain_tools(settings.tools, tools_value(plain_json(given["tools"])))
         settings = settings.replace(**layered) if layered else settings
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
         toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)  # the same content's
@@ -316,7 +317,7 @@ class ToolCallMetric:
             return hit  # type: ignore[no-any-return]
         # a private copy (the key's bytes loaded back): the tool set compiles subschemas when a
         # value first reaches them, and the caller may change these dicts before then
-        raw_tools = pickle.loads(key) if key is not None else plain_json(raw_tools)
+        raw_tools = _example_tools_value(pickle.loads(key) if key is not None else plain_json(raw_tools), index)
         try:
             if not isinstance(raw_tools, list):
                 raise ValueError("'tools' must be a list of function schemas")
@@ -382,8 +383,8 @@ class ToolCallMetric:
             The prediction: model-output text or structured calls.
         gold
             The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
-            ``{"calls": ..., "tools": [...]}`` with per-example schemas; ``[]`` where no call
-            is expected.
+            ``{"calls": ..., "tools": [...]}`` with per-example schemas (either as JSON text
+            too); ``[]`` where no call is expected.
         tools, weights, reference_format, prediction_format
             As :meth:`compute` takes them.
         index
@@ -662,15 +663,34 @@ def _where(index: int | None) -> str:
 
 
 def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
-    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools``); else (the reference, None)."""
+    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools``); else (the reference, None).
+    JSON text holding an object is that object (SPEC §2, "JSON text"); other text is left to
+    the reference reader, which reads JSON text as the value it holds and reports a key given
+    two values."""
     if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
         raise reference.located(_where(index))
+    if isinstance(reference, str) and reference.lstrip(_BLANK)[:1] == "{":
+        try:
+            reference = held_json(reference)
+        except DuplicateKeyError:
+            return reference, None
     if not isinstance(reference, Mapping):
         return reference, None
     calls = reference.get("calls")
     if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
         return reference, None  # a call to a tool named "calls"
     return calls, reference.get("tools")
+
+
+_BLANK = " \t\r\n\ufeff"  # what may stand before JSON text's first character
+
+
+def _example_tools_value(raw_tools: Any, index: int | None) -> Any:
+    """A reference's own ``tools``: JSON text holding a list (or an object) is that value."""
+    try:
+        return held_json(raw_tools)
+    except DuplicateKeyError as err:
+        raise ValueError(f"{_where(index)}: {err.describe('tools')}") from None
 
 
 def _reader_context(toolset: ToolSet) -> Context:
