@@ -29,7 +29,7 @@ from .settings import digest as content_digest
 from .templates import TemplateReader
 from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
-__all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
+__all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "StructPadding", "ToolCallMetric"]
 
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
@@ -517,7 +517,9 @@ class ToolCallMetric:
     def _each(self, pairs: Iterable[tuple[Any, Any]], run: _Run,
               on_error: Callable[[int, Exception], None] | None) -> Iterator[Score]:
         """The one corpus loop: each example through :meth:`_score`, its errors to ``on_error``."""
+        padding = StructPadding()
         for i, (pred, gold) in enumerate(pairs):
+            padding.see(gold)
             try:
                 score = self._score(pred, gold, i, run)
             except (ValueError, TypeError) as err:
@@ -526,6 +528,8 @@ class ToolCallMetric:
                 on_error(i, err)
                 continue
             yield score
+        if padding.found():
+            warnings.warn(padding.message(), ToolCallWarning, stacklevel=3)
 
     def score_all(
         self,
@@ -655,6 +659,93 @@ class ToolCallMetric:
         """
         return float(summarize(scores, signature="")["f1"])
 
+
+
+class StructPadding:
+    """Watches a corpus's references for the mark of an Arrow struct column (issue 26 item
+    11): ``datasets`` stores a column of dicts as one struct type, so every key seen in any
+    row is added to every row as None — a call to one tool then carries another tool's
+    arguments as None, and scores wrong without any error.
+
+    The rule, chosen to raise no false alarm on ordinary data: every structured gold call
+    (``{"name", "arguments": {...}}``, also OpenAI's ``function`` form) of the corpus has the
+    same argument keys in the same order, and some tool's calls all hold None for a key that
+    another tool's calls set. (Within one tool, padding cannot be told from explicit nulls.)
+
+    Examples
+    --------
+    >>> watch = StructPadding()
+    >>> watch.see([{"name": "a", "arguments": {"x": 1, "y": None}}])
+    >>> watch.see([{"name": "b", "arguments": {"x": None, "y": "s"}}])
+    >>> watch.found(), watch.tool, watch.key
+    (True, 'a', 'y')
+    >>> other = StructPadding()
+    >>> other.see([{"name": "a", "arguments": {"x": 1}}]); other.see([{"name": "b", "arguments": {"y": None}}])
+    >>> other.found()
+    False
+    """
+
+    MAX_TOOLS = 1000  # tools followed at most (the rest are not)
+
+    def __init__(self) -> None:
+        self.keys: tuple[str, ...] | None = None  # the argument keys of every call so far
+        self.uniform = True
+        self.set_keys: dict[str, set[str]] = {}  # tool → the keys its calls give a value (not None)
+        self.tool = self.key = ""  # what found() found
+
+    def see(self, reference: Any) -> None:
+        """Take one reference into account (anything but structured calls is passed over)."""
+        if not self.uniform:
+            return
+        if type(reference).__module__ == "numpy":
+            reference = plain_json(reference)
+        if isinstance(reference, Mapping):
+            calls = reference.get("calls")
+            reference = calls if isinstance(calls, (list, tuple)) else [reference]
+        if not isinstance(reference, (list, tuple)):
+            return
+        for call in reference:
+            if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
+                call = call["function"]
+            args = call.get("arguments") if isinstance(call, Mapping) else None
+            name = call.get("name") if isinstance(call, Mapping) else None
+            if isinstance(args, Mapping) and isinstance(name, str):
+                self._see_call(name, args)
+
+    def _see_call(self, name: str, args: Mapping[str, Any]) -> None:
+        keys = tuple(args)
+        if self.keys is None:
+            self.keys = keys
+        elif keys != self.keys:
+            self.uniform = False
+            return
+        given = self.set_keys.get(name)
+        if given is None:
+            if len(self.set_keys) >= self.MAX_TOOLS:
+                return
+            given = self.set_keys[name] = set()
+        given.update(k for k, v in args.items() if v is not None)
+
+    def found(self) -> bool:
+        """Does the corpus seen bear the mark? (Sets :attr:`tool` and :attr:`key`.)"""
+        if not self.uniform or self.keys is None or len(self.set_keys) < 2:
+            return False
+        set_anywhere: set[str] = set().union(*self.set_keys.values())
+        for tool, given in self.set_keys.items():
+            for key in self.keys:
+                if key not in given and key in set_anywhere:
+                    self.tool, self.key = tool, key
+                    return True
+        return False
+
+    def message(self) -> str:
+        """The warning, naming what was seen and the fix."""
+        n = len(self.keys or ())
+        return (f"the references look like a datasets (Arrow) column of dicts: every gold call's arguments carry the "
+                f"same {n} keys, and every call to {self.tool!r} holds None for {self.key!r}, which another tool's "
+                "calls set. Arrow stores such a column as one struct type, adding every key seen in any row to every "
+                "row as None (and float32 fields change value), so these calls expect None arguments and the score "
+                "is wrong. Store references as JSON strings (json.dumps) or declare the column datasets.Json().")
 
 
 def _where(index: int | None) -> str:
