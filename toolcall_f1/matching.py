@@ -29,6 +29,7 @@ from .calls import Call, GoldCall, coerce_structured
 from .counting import VERDICT_COUNTS
 from .judge import ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, is_exact, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
+from .settings import LEVELS, MATCHINGS, check_choice
 from .values import Canonicalizer
 
 __all__ = [
@@ -40,9 +41,6 @@ __all__ = [
     "MATCHINGS",
     "LEVELS",
 ]
-
-MATCHINGS = ("greedy", "optimal")
-LEVELS = ("call", "arg")
 
 #: The speed shortcuts above. Off, every pair is judged in full by :func:`compare_call`: the
 #: same results, for tests to compare.
@@ -547,15 +545,6 @@ def _shortest_paths(edges: list[tuple[int, int, int]], sources: list[int], size:
 
 
 # --------------------------------------------------------------------------- public
-
-
-def check_choice(value: str, choices: Sequence[str], what: str) -> str:
-    """Validate a setting against its allowed values, naming both in the error."""
-    if value not in choices:
-        raise ValueError(
-            f"{what}: unknown value {value!r}; expected one of " + ", ".join(repr(c) for c in choices)
-        )
-    return value
 
 
 def match_calls(

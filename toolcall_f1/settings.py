@@ -23,17 +23,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .matching import LEVELS, MATCHINGS
 from .plain import DuplicateKeyError, content_key, held_json
 from .parsing import FORMATS
 from .schema import merge_tools, validate_weights
 from .templates import template_reader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS, canonicalizer_name, name_canonicalizer_name
 
-__all__ = ["OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest", "keyword_error", "tools_value"]
+__all__ = ["LEVELS", "MATCHINGS", "OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest", "keyword_error", "tools_value"]
 
 #: The scoring rules' version, the signature's last field: bumped when a setting's meaning changes.
 VERSION = "0.1.0"
+
+#: The scoring levels and the matchers (the ``level`` and ``matching`` settings' names;
+#: :mod:`~toolcall_f1.matching` implements them).
+LEVELS = ("call", "arg")
+MATCHINGS = ("greedy", "optimal")
 
 #: ``compute()`` options that change what is returned, never the numbers: not settings.
 OUTPUT_OPTIONS = ("per_tool", "return_details", "progress")
