@@ -31,10 +31,11 @@ def module() -> Any:
     return toolcall_f1.load(keep_in_memory=True)
 
 
-def _padding_warnings(compute: Any) -> tuple[Any, list[str]]:
+def _padding_warnings(compute: Any, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    """``compute(*args, **kwargs)`` and the padding warnings it gave."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = compute()
+        result = compute(*args, **kwargs)
     return result, [str(w.message) for w in caught if issubclass(w.category, ToolCallWarning)
                     and "datasets (Arrow)" in str(w.message)]
 
@@ -59,9 +60,9 @@ def test_the_fixes_and_ordinary_data_raise_no_padding_warning(module: Any) -> No
     declared = datasets.Dataset.from_list(ROWS, features=datasets.Features(
         {"prediction": datasets.Value("string"), "reference": datasets.List(datasets.Json())}))
     for ds in (as_json, declared):
-        for compute in (lambda: ToolCallMetric().compute(ds["prediction"], ds["reference"]),
-                        lambda: module.compute(predictions=ds["prediction"], references=ds["reference"])):
-            result, found = _padding_warnings(compute)
+        for result, found in (_padding_warnings(ToolCallMetric().compute, ds["prediction"], ds["reference"]),
+                              _padding_warnings(module.compute, predictions=ds["prediction"],
+                                                references=ds["reference"])):
             assert result["f1"] == 1.0 and found == []
     ordinary = [
         [[{"name": "get_weather", "arguments": {"city": "Paris", "unit": None}}],
@@ -72,5 +73,5 @@ def test_the_fixes_and_ordinary_data_raise_no_padding_warning(module: Any) -> No
         [[{"name": "a", "arguments": {"x": 1, "y": None}}], [{"name": "b", "arguments": {"y": None, "x": 2}}]],  # order
     ]
     for refs in ordinary:
-        _, found = _padding_warnings(lambda: ToolCallMetric().compute(["[]"] * len(refs), refs))
+        _, found = _padding_warnings(ToolCallMetric().compute, ["[]"] * len(refs), refs)
         assert found == [], refs
