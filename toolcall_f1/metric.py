@@ -709,22 +709,19 @@ class StructPadding:
                 call = call["function"]
             args = call.get("arguments") if isinstance(call, Mapping) else None
             name = call.get("name") if isinstance(call, Mapping) else None
-            if isinstance(args, Mapping) and isinstance(name, str):
-                self._see_call(name, args)
-
-    def _see_call(self, name: str, args: Mapping[str, Any]) -> None:
-        keys = tuple(args)
-        if self.keys is None:
-            self.keys = keys
-        elif keys != self.keys:
-            self.uniform = False
-            return
-        given = self.set_keys.get(name)
-        if given is None:
-            if len(self.set_keys) >= self.MAX_TOOLS:
+            if not (isinstance(args, Mapping) and isinstance(name, str)):
+                continue
+            keys = tuple(args)
+            if self.keys is None:
+                self.keys = keys
+            elif keys != self.keys:
+                self.uniform = False
                 return
-            given = self.set_keys[name] = set()
-        given.update(k for k, v in args.items() if v is not None)
+            given = self.set_keys.get(name)
+            if given is None and len(self.set_keys) < self.MAX_TOOLS:
+                given = self.set_keys[name] = set()
+            if given is not None:
+                given.update([k for k, v in args.items() if v is not None])
 
     def found(self) -> bool:
         """Does the corpus seen bear the mark? (Sets :attr:`tool` and :attr:`key`.)"""
