@@ -506,7 +506,7 @@ def _add_input_options(src: argparse._ArgumentGroup) -> None:
     src.add_argument(
         "--tools-field",
         metavar="NAME",
-        help="field holding per-example tool schemas (a list), read from the reference line",
+        help="field holding per-example tool schemas (a list, or JSON text holding one), read from the reference line",
     )
     src.add_argument(
         "--id-field",
