@@ -14,7 +14,8 @@ Usage::
     toolcall-f1 score --input run.jsonl --output-format json --details -   # details, then summary
     python -m toolcall_f1 score --input run.jsonl --fail-under 0.8      # CI gate
 
-Exit codes: 0 success, 1 only for F1 below ``--fail-under``, 2 usage or input error. A line
+Exit codes: 0 success, 1 only for F1 below ``--fail-under``, 2 usage or input error (and
+output that cannot be written: ``<stdout>: cannot write the result: No space left on device``). A line
 that cannot be used as input (not JSON, an object giving a key two values, a missing field, an
 unreadable reference) is named with its file and line (``refs.jsonl:17: invalid JSON: ...``,
 ``refs.jsonl:18: duplicate key 'city' (column 52): ...``) and reading goes on, so one run
@@ -40,9 +41,9 @@ from typing import IO, Any, TextIO
 
 from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable, reference_group
+from .plain import DuplicateKeyError, held_json, loads_strict
 from .resampling import TESTS, Units, check_interval, interval
 from .significance import compare
-from .plain import DuplicateKeyError, loads_strict
 from .templates import TemplateReader
 
 __all__ = [
@@ -175,9 +176,14 @@ def _field(src: _Source, rec: _Line, field: str, option: str | None = None) -> A
 
 
 def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
-    """A reference plus per-example tool schemas as ``{"calls": ..., "tools": ...}``."""
+    """A reference plus per-example tool schemas as ``{"calls": ..., "tools": ...}``; tools
+    given as JSON text are the list it holds (SPEC §2, "JSON text"), and so is a reference's
+    ``{"calls", "tools"}`` object."""
     if tools is None:
         return reference
+    tools = _held(src, rec, tools, "the tools field")
+    if isinstance(reference, str) and reference.lstrip()[:1] == "{":
+        reference = _held(src, rec, reference, "the reference")
     if not isinstance(tools, list):
         raise _LineError(
             f"{src.where(rec.line)}: the tools field must be a list of function schemas, "
@@ -197,6 +203,14 @@ def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
             f"{src.where(rec.line)}: cannot attach tools to a reference of type {type(reference).__name__}"
         )
     return {"calls": reference, "tools": tools}
+
+
+def _held(src: _Source, rec: _Line, value: Any, what: str) -> Any:
+    """:func:`~toolcall_f1.plain.held_json` of a line's field; a key given two values names the line."""
+    try:
+        return held_json(value)
+    except DuplicateKeyError as err:
+        raise _LineError(f"{src.where(rec.line)}: {err.describe(what)}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -558,7 +572,7 @@ def _add_input_options(src: argparse._ArgumentGroup) -> None:
     src.add_argument(
         "--tools-field",
         metavar="NAME",
-        help="field holding per-example tool schemas (a list), read from the reference line",
+        help="field holding per-example tool schemas (a list, or JSON text holding one), read from the reference line",
     )
     src.add_argument(
         "--id-field",
@@ -841,6 +855,15 @@ class _Details:
             tempfile.SpooledTemporaryFile(max_size=1 << 20, mode="w+", encoding="utf-8", errors="backslashreplace")
         )
 
+    def hold(self, row: str) -> None:
+        """Keep one row until :meth:`publish`; a temporary file that cannot be written (a full
+        disk) is an :class:`InputError` naming its directory."""
+        try:
+            self.rows.write(row)
+        except OSError as err:
+            raise InputError(f"{tempfile.gettempdir()}: cannot hold the details in a temporary file: "
+                             f"{err.strerror or err}") from None
+
     def publish(self) -> None:
         """Copy the rows to their destination (a FILE's earlier content replaced)."""
         if self.replace:
@@ -863,10 +886,18 @@ def _open_details(args: argparse.Namespace, stack: contextlib.ExitStack, stdout:
                 and os.path.samefile(given, args.details):
             raise InputError(f"{args.details}: --details would overwrite an input file; write the details elsewhere")
     try:
-        dest = stack.enter_context(open(args.details, "a", encoding="utf-8", errors="backslashreplace"))
+        dest = open(args.details, "a", encoding="utf-8", errors="backslashreplace")
     except OSError as err:
         raise InputError(f"{args.details}: cannot write details: {err.strerror or err}") from None
+    stack.callback(_close_quietly, dest)
     return _Details(dest, stack, replace=stat.S_ISREG(os.fstat(dest.fileno()).st_mode))
+
+
+def _close_quietly(dest: TextIO) -> None:
+    """Close a details FILE. A write that failed (a full disk) was reported when the details
+    were published; what is left in the buffer cannot be written on closing either."""
+    with contextlib.suppress(OSError):
+        dest.close()
 
 
 def _progress_bar(args: argparse.Namespace, stack: contextlib.ExitStack, size: int | None) -> Any:
@@ -908,7 +939,7 @@ def _stream(
                 assert ex is not None
                 _fold(score, ex, stats, run, pred_src.where(ex.pred_line))
                 if details is not None:
-                    details.rows.write(_detail_row(ex, score, ref_src is not None, run.parse_error))
+                    details.hold(_detail_row(ex, score, ref_src is not None, run.parse_error))
                 if bar is not None:
                     bar.update(ex.nbytes)
         except RecursionError:  # a schema (--tools or per-example) nested beyond what can be walked
@@ -989,6 +1020,43 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
             _print_err("  (every example's verdict and parse error: --details FILE)")
 
 
+def _publish(args: argparse.Namespace, details: _Details | None, stdout: TextIO, text: str) -> None:
+    """Write the details (if asked) and the result. A write that fails (a full disk:
+    ``/dev/full``) is an :class:`InputError` naming the file; a closed pipe is silence."""
+    where, what = _stdout_name(stdout), "the result"
+    try:
+        if details is not None:
+            where = where if args.details == "-" else args.details
+            what = "the details"
+            details.publish()
+            where, what = _stdout_name(stdout), "the result"
+        _write(stdout, text + "\n")
+        stdout.flush()
+    except BrokenPipeError:  # `toolcall-f1 score ... | head`: silence the exit-time flush
+        _silence(stdout)
+    except OSError as err:
+        _silence(stdout)  # what is left in stdout's buffer could not be written at exit either
+        raise InputError(f"{where}: cannot write {what}: {err.strerror or err}") from None
+
+
+def _stdout_name(stdout: TextIO) -> str:
+    """How an error names standard output: ``<stdout>`` (or the file it is, when known)."""
+    name = getattr(stdout, "name", None)
+    return name if isinstance(name, str) and name != "<stdout>" and not name.startswith("<") else "<stdout>"
+
+
+def _silence(stdout: TextIO) -> None:
+    """Point standard output at the null device, so that the exit-time flush of what could not
+    be written raises nothing more (a stream without a file descriptor is left as it is)."""
+    try:
+        fd = stdout.fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
     """The ``score`` subcommand: stream, score, report. Raises :class:`InputError`."""
     run = _Run([], {}, units=None if args.confidence is None else Units())
@@ -1016,14 +1084,7 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
         else:
             source = args.input if args.input is not None else f"{args.predictions} vs {args.references}"
             text = render_table(result, digits=args.digits, source=source) + "\n" + _notes(result, args)
-        try:
-            if details is not None:
-                details.publish()
-            _write(stdout, text + "\n")
-            stdout.flush()
-        except BrokenPipeError:  # `toolcall-f1 score ... | head`: silence the exit-time flush
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stdout.fileno())
+        _publish(args, details, stdout, text)
     _report(run, result, args)
     if args.fail_under is not None and result["f1"] < args.fail_under:
         _print_err(f"{PROG}: FAIL: f1 {result['f1']:.{args.digits}f} is below --fail-under {args.fail_under}")

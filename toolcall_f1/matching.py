@@ -37,6 +37,7 @@ import numpy as np
 from .calls import Call, GoldCall, coerce_structured
 from .judge import EXACT_ONLY, INEXACT_ONLY, VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
+from .settings import LEVELS, MATCHINGS, check_choice
 from .values import KEYED_CANONICALIZERS, Canonicalizer, value_key
 
 __all__ = [
@@ -53,18 +54,6 @@ __all__ = [
     "MATCHINGS",
     "LEVELS",
 ]
-
-LEVELS = ("call", "arg")
-
-
-def check_choice(value: str, choices: Sequence[str], what: str) -> str:
-    """Validate a setting against its allowed values, naming both in the error."""
-    if value not in choices:
-        raise ValueError(
-            f"{what}: unknown value {value!r}; expected one of " + ", ".join(repr(c) for c in choices)
-        )
-    return value
-
 
 
 Pairs = list[tuple[int, int]]
@@ -656,13 +645,13 @@ def _most_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
     return [(i, int(j)) for i, j in enumerate(match.tolist()) if j >= 0]
 
 
-#: The matchers by name (``matching=``): a new solver is one entry here.
+#: The matchers by name (``matching=``): a new solver is one entry here, its name one in
+#: :data:`~toolcall_f1.settings.MATCHINGS` (the settings table's allowed values; a test holds them equal).
 SOLVERS: Mapping[str, Solver] = {
     "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, _always, _greedy_exact),
     "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square, _most_exact,
                       frozenset({"call"})),
 }
-MATCHINGS = tuple(SOLVERS)
 
 
 # --------------------------------------------------------------------------- the matcher

@@ -22,17 +22,17 @@ from typing import Any, NamedTuple
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
 from .parsing import Context, read_any
-from .plain import Memo, content_key, plain_json
+from .plain import DuplicateKeyError, Memo, content_key, held_json, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval
 from .resampling import pass_k as pass_at_k
-from .settings import VERSION, Settings
+from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader
 from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
-__all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "ToolCallMetric"]
+__all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "StructPadding", "ToolCallMetric"]
 
 #: ``compute()`` warns that most predictions could not be read only from this many examples on:
 #: in a smaller corpus "more than half" says little about the format setting.
@@ -83,7 +83,8 @@ class ToolCallMetric:
     canonicalizer
         ``"default"`` (None), ``"bfcl"``, ``"exact"`` or a callable ``str -> str``.
     tools
-        Tool schemas (OpenAI or BFCL form): types, required, defaults, importance weights.
+        Tool schemas (OpenAI or BFCL form; or JSON text holding them): types, required,
+        defaults, importance weights.
     weights
         ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
     matching
@@ -225,7 +226,7 @@ class ToolCallMetric:
         if "weights" in given:
             layered["weights"] = {**settings.weights, **validate_weights(given["weights"])}
         if "tools" in given:
-            layered["tools"] = merge_plain_tools(settings.tools, plain_json(given["tools"]))
+            layered["tools"] = merge_plain_tools(settings.tools, tools_value(plain_json(given["tools"])))
         settings = settings.replace(**layered) if layered else settings
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
         toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)  # the same content's
@@ -319,7 +320,7 @@ class ToolCallMetric:
             return hit  # type: ignore[no-any-return]
         # a private copy (the key's bytes loaded back): the tool set compiles subschemas when a
         # value first reaches them, and the caller may change these dicts before then
-        raw_tools = pickle.loads(key) if key is not None else plain_json(raw_tools)
+        raw_tools = _example_tools_value(pickle.loads(key) if key is not None else plain_json(raw_tools), index)
         try:
             if not isinstance(raw_tools, list):
                 raise ValueError("'tools' must be a list of function schemas")
@@ -385,8 +386,8 @@ class ToolCallMetric:
             The prediction: model-output text or structured calls.
         gold
             The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
-            ``{"calls": ..., "tools": [...]}`` with per-example schemas; ``[]`` where no call
-            is expected.
+            ``{"calls": ..., "tools": [...]}`` with per-example schemas (either as JSON text
+            too); ``[]`` where no call is expected.
         tools, weights, reference_format, prediction_format
             As :meth:`compute` takes them.
         index
@@ -522,7 +523,9 @@ class ToolCallMetric:
     def _each(self, pairs: Iterable[tuple[Any, Any]], run: _Run,
               on_error: Callable[[int, Exception], None] | None) -> Iterator[Score]:
         """The one corpus loop: each example through :meth:`_score`, its errors to ``on_error``."""
+        padding = StructPadding()
         for i, (pred, gold) in enumerate(pairs):
+            padding.see(gold)
             try:
                 score = self._score(pred, gold, i, run)
             except (ValueError, TypeError) as err:
@@ -531,6 +534,8 @@ class ToolCallMetric:
                 on_error(i, err)
                 continue
             yield score
+        if padding.found():
+            warnings.warn(padding.message(), ToolCallWarning, stacklevel=3)
 
     def score_all(
         self,
@@ -697,15 +702,107 @@ class ToolCallMetric:
 
 
 
+class StructPadding:
+    """Watches a corpus's references for the mark of an Arrow struct column (issue 26 item
+    11): ``datasets`` stores a column of dicts as one struct type, so every key seen in any
+    row is added to every row as None — a call to one tool then carries another tool's
+    arguments as None, and scores wrong without any error.
+
+    The rule, chosen to raise no false alarm on ordinary data: every structured gold call
+    (``{"name", "arguments": {...}}``, also OpenAI's ``function`` form) of the corpus has the
+    same argument keys in the same order, and some tool's calls all hold None for a key that
+    another tool's calls set. (Within one tool, padding cannot be told from explicit nulls.)
+
+    Examples
+    --------
+    >>> watch = StructPadding()
+    >>> watch.see([{"name": "a", "arguments": {"x": 1, "y": None}}])
+    >>> watch.see([{"name": "b", "arguments": {"x": None, "y": "s"}}])
+    >>> watch.found(), watch.tool, watch.key
+    (True, 'a', 'y')
+    >>> other = StructPadding()
+    >>> other.see([{"name": "a", "arguments": {"x": 1}}]); other.see([{"name": "b", "arguments": {"y": None}}])
+    >>> other.found()
+    False
+    """
+
+    MAX_TOOLS = 1000  # tools followed at most (the rest are not)
+
+    def __init__(self) -> None:
+        self.keys: tuple[str, ...] | None = None  # the argument keys of every call so far
+        self.uniform = True
+        self.set_keys: dict[str, set[str]] = {}  # tool → the keys its calls give a value (not None)
+        self.tool = self.key = ""  # what found() found
+
+    def see(self, reference: Any) -> None:
+        """Take one reference into account (anything but structured calls is passed over)."""
+        if not self.uniform:
+            return
+        if type(reference).__module__ == "numpy":
+            reference = plain_json(reference)
+        if isinstance(reference, Mapping):
+            calls = reference.get("calls")
+            reference = calls if isinstance(calls, (list, tuple)) else [reference]
+        if not isinstance(reference, (list, tuple)):
+            return
+        for call in reference:
+            if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
+                call = call["function"]
+            args = call.get("arguments") if isinstance(call, Mapping) else None
+            name = call.get("name") if isinstance(call, Mapping) else None
+            if not (isinstance(args, Mapping) and isinstance(name, str)):
+                continue
+            keys = tuple(args)
+            if self.keys is None:
+                self.keys = keys
+            elif keys != self.keys:
+                self.uniform = False
+                return
+            given = self.set_keys.get(name)
+            if given is None and len(self.set_keys) < self.MAX_TOOLS:
+                given = self.set_keys[name] = set()
+            if given is not None:
+                given.update([k for k, v in args.items() if v is not None])
+
+    def found(self) -> bool:
+        """Does the corpus seen bear the mark? (Sets :attr:`tool` and :attr:`key`.)"""
+        if not self.uniform or self.keys is None or len(self.set_keys) < 2:
+            return False
+        set_anywhere: set[str] = set().union(*self.set_keys.values())
+        for tool, given in self.set_keys.items():
+            for key in self.keys:
+                if key not in given and key in set_anywhere:
+                    self.tool, self.key = tool, key
+                    return True
+        return False
+
+    def message(self) -> str:
+        """The warning, naming what was seen and the fix."""
+        n = len(self.keys or ())
+        return (f"the references look like a datasets (Arrow) column of dicts: every gold call's arguments carry the "
+                f"same {n} keys, and every call to {self.tool!r} holds None for {self.key!r}, which another tool's "
+                "calls set. Arrow stores such a column as one struct type, adding every key seen in any row to every "
+                "row as None (and float32 fields change value), so these calls expect None arguments and the score "
+                "is wrong. Store references as JSON strings (json.dumps) or declare the column datasets.Json().")
+
+
 def _where(index: int | None) -> str:
     """How an error names a reference: ``references[3]``, or ``references`` for a lone one."""
     return "references" if index is None else f"references[{index}]"
 
 
 def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
-    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools``); else (the reference, None)."""
+    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools``); else (the reference, None).
+    JSON text holding an object is that object (SPEC §2, "JSON text"); other text is left to
+    the reference reader, which reads JSON text as the value it holds and reports a key given
+    two values."""
     if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
         raise reference.located(_where(index))
+    if isinstance(reference, str) and reference.lstrip(_BLANK)[:1] == "{":
+        try:
+            reference = held_json(reference)
+        except DuplicateKeyError:
+            return reference, None
     if not isinstance(reference, Mapping):
         return reference, None
     calls = reference.get("calls")
@@ -728,7 +825,12 @@ def _no_call_text(prediction: Any, toolset: ToolSet) -> bool:
 def reference_group(reference: Any, index: int) -> Any:
     """A reference's ``"group"`` (SPEC §8b): read only on a dict holding ``"calls"`` or
     ``"turns"`` (elsewhere ``{"group": {args}}`` is a call to a tool named ``group``); None
-    counts as absent."""
+    counts as absent. Such a dict given as JSON text (SPEC §2, "JSON text") is read as the dict."""
+    if isinstance(reference, str) and reference.lstrip(" \t\r\n\ufeff")[:1] == "{":
+        try:
+            reference = held_json(reference)
+        except ValueError:
+            return None  # reading the reference reports it, naming the example
     if isinstance(reference, Mapping) and ("calls" in reference or "turns" in reference):
         group = reference.get("group")
         return None if group is None else check_group(group, f"references[{index}]")
@@ -771,6 +873,17 @@ def unit_keys(groups: Sequence[Any] | None, references: Iterable[Any]) -> list[A
         raise ValueError(f'references[{missing}]: has no "group" while references[{given[0]}] has one: '
                          "every reference has a group or none does")
     return keys
+
+
+_BLANK = " \t\r\n\ufeff"  # what may stand before JSON text's first character
+
+
+def _example_tools_value(raw_tools: Any, index: int | None) -> Any:
+    """A reference's own ``tools``: JSON text holding a list (or an object) is that value."""
+    try:
+        return held_json(raw_tools)
+    except DuplicateKeyError as err:
+        raise ValueError(f"{_where(index)}: {err.describe('tools')}") from None
 
 
 def _reader_context(toolset: ToolSet) -> Context:

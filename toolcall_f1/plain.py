@@ -7,7 +7,8 @@ tools or a data file — where ``json.loads`` (and BFCL) silently keep the last 
 
 - :data:`JSON_DECODER` reads JSON in model output, JSON text references and ``arguments``
   strings (no NaN/Infinity either); :func:`loads_strict` reads data (the command line's
-  lines and files, the demo's boxes, reward columns) and names where the key comes again.
+  lines and files, the demo's boxes, reward columns) and names where the key comes again;
+  :func:`held_json` reads JSON text given where a value is expected (a reference, ``tools``).
 - :func:`plain_json` turns numpy values into the equal plain values and :func:`is_plain_json`
   tells plain data from anything else, by one walk (:func:`_walk`) within one table of limits;
   :func:`content_key` keys plain data for a :class:`Memo`, the one cache policy: a bounded
@@ -34,7 +35,7 @@ from .values import strictly_identical
 
 __all__ = [
     "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_INT_BITS", "WALK_DEPTH", "WALK_NODES",
-    "ToolCallParseError", "DuplicateKeyError", "put_once", "JSON_DECODER", "loads_strict", "load_json",
+    "ToolCallParseError", "DuplicateKeyError", "put_once", "JSON_DECODER", "loads_strict", "held_json", "load_json",
     "check_text_limits", "bracket_depth", "clip", "plain_json", "is_plain_json", "array_plain", "content_key", "Memo",
 ]
 
@@ -263,6 +264,51 @@ def loads_strict(text: str) -> Any:
     except DuplicateKeyError as err:
         located = _first_repeat(text)
         raise (DuplicateKeyError(err.key, data=True) if located is None else located) from None
+
+
+def held_json(value: Any) -> Any:
+    """The value JSON text holds, when it holds an object or an array (SPEC §2, "JSON text":
+    a reference, ``tools``, a per-example ``{"calls", "tools"}`` object); anything else
+    (other text, text that is no JSON, or over :data:`MAX_BYTES`) as it is, to be read as text.
+
+    Decoded by :func:`loads_strict`: the one rule for a key given two values.
+
+    Parameters
+    ----------
+    value
+        Any value; only text (``str``, numpy's ``str_`` too) is decoded.
+
+    Returns
+    -------
+    Any
+        The decoded dict or list, or ``value`` itself.
+
+    Raises
+    ------
+    DuplicateKeyError
+        For JSON text whose object gives a key two different values (a ``ValueError``).
+
+    Examples
+    --------
+    >>> held_json('[{"name": "f"}]'), held_json(' {"a": 1, "a": 1}'), held_json("[f(a=1)]"), held_json('"[]"')
+    ([{'name': 'f'}], {'a': 1}, '[f(a=1)]', '"[]"')
+    >>> held_json('{"a": 1, "a": 2}')
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.calls.DuplicateKeyError: duplicate key 'a' (column 10): a JSON object names it twice, and only one of its values would be read
+    """
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lstrip("\ufeff")
+    if not text or text[0] not in "{[" or len(text) > MAX_BYTES:
+        return value
+    try:
+        held = loads_strict(str(text))
+    except DuplicateKeyError:
+        raise
+    except (ValueError, RecursionError):  # not JSON: text (its reader reports what is wrong)
+        return value
+    return held if isinstance(held, (dict, list)) else value
 
 
 # Locating a repeated key: run only once one was found, so it may be slow (but stays linear).

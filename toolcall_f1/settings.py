@@ -23,17 +23,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .matching import LEVELS, MATCHINGS
-from .plain import content_key
+from .plain import DuplicateKeyError, content_key, held_json
 from .parsing import FORMATS
 from .schema import merge_tools, validate_weights
 from .templates import template_reader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS, canonicalizer_name, name_canonicalizer_name
 
-__all__ = ["CORPUS_OPTIONS", "OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest", "keyword_error"]
+__all__ = ["CORPUS_OPTIONS", "LEVELS", "MATCHINGS", "OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest",
+           "keyword_error", "tools_value"]
 
 #: The scoring rules' version, the signature's last field: bumped when a setting's meaning changes.
 VERSION = "0.1.0"
+
+#: The scoring levels and the matchers (the ``level`` and ``matching`` settings' names;
+#: :mod:`~toolcall_f1.matching` implements them).
+LEVELS = ("call", "arg")
+MATCHINGS = ("greedy", "optimal")
 
 #: ``compute()`` options that change what is returned, never the numbers: not settings.
 OUTPUT_OPTIONS = ("per_tool", "return_details", "progress")
@@ -124,9 +129,32 @@ def _canonicalizer(what: str) -> Callable[[Any], Any]:
     return accept
 
 
+def tools_value(value: Any) -> Any:
+    """Tool schemas as given, or the list (or object) that JSON text holds (SPEC §2, "JSON text").
+
+    Raises
+    ------
+    ValueError
+        For JSON text giving a key two different values, naming the key.
+
+    Examples
+    --------
+    >>> tools_value('[{"name": "f"}]'), tools_value([{"name": "f"}])
+    ([{'name': 'f'}], [{'name': 'f'}])
+    >>> tools_value('[{"name": "f", "name": "g"}]')
+    Traceback (most recent call last):
+    ...
+    ValueError: duplicate key 'name' in tools (column 16): a JSON object names it twice, and only one of its values would be read
+    """
+    try:
+        return held_json(value)
+    except DuplicateKeyError as err:
+        raise ValueError(err.describe("tools")) from None
+
+
 def _own_tools(value: Any) -> list[Mapping[str, Any]]:
     """Tool schemas merged by name, as the settings' own copy (the caller may change theirs)."""
-    tools = merge_tools(value)
+    tools = merge_tools(tools_value(value))
     key = content_key(tools)
     return pickle.loads(key) if key is not None else tools  # type: ignore[no-any-return]
 

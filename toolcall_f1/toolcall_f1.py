@@ -47,15 +47,17 @@ Args:
         BFCL ``{name: {args}}``), or an OpenAI assistant message.
     references: per example, the gold calls in the same shapes, a BFCL possible answer
         (with ``reference_format="bfcl"``), or ``{"calls": ..., "tools": [...]}`` with
-        per-example tool schemas. numpy arrays and values (``datasets`` numpy-format columns)
-        are read as the equal plain values, for predictions too.
+        per-example tool schemas; JSON text holding any of these (a ``datasets`` column of
+        JSON strings) is read as the value it holds. numpy arrays and values (``datasets``
+        numpy-format columns) are read as the equal plain values, for predictions too.
     level: "call" (a call is a TP only on an exact match) or "arg" (partial credit per
         argument). Defaults to the config name ("call" unless loaded as "arg").
     matching: "greedy" (default) or "optimal" (fewest FP+FN, scipy's assignment).
     canonicalizer: string comparison: "default" (casefold, fold whitespace), "bfcl", "exact"
         or a callable.
     name_canonicalizer: "exact" (default), "underscore" (``a.b`` reads as ``a_b``), callable.
-    tools: tool schemas (OpenAI or BFCL form): types, required, defaults, "importance".
+    tools: tool schemas (OpenAI or BFCL form, or JSON text of them): types, required,
+        defaults, "importance".
     weights: {tool: w} or {tool: {"weight": w, "arguments": {arg: w}}}.
     prediction_format: "auto" (default) or a format name; "bfcl" reads text as strictly as
         BFCL's prompt decoder; or the model's response template (a dict, or a tokenizer with

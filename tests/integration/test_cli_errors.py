@@ -4,9 +4,13 @@ line of a file is reported in one pass, and unreadable predictions are named aft
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -489,3 +493,51 @@ def test_a_byte_order_mark_at_the_start_of_a_file_is_accepted(
     tools.write_bytes(b"\xef\xbb\xbf" + TOOLS.read_bytes())
     rc, out, err = score(capsys, "--input", str(path), "--tools", str(tools), "--output-format", "json")
     assert rc == 0, err
+
+
+# --------------------------------------------------------------------------- a full disk (issue 26 item 19)
+
+FULL = Path("/dev/full")
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="/dev/full (a device that is always full) exists on Linux only")
+@pytest.mark.parametrize(
+    ("flags", "to_full", "message"),
+    [([], True, "<stdout>: cannot write the result: No space left on device"),
+     (["--details", "-"], True, "<stdout>: cannot write the details: No space left on device"),
+     (["--details", str(FULL)], False, f"{FULL}: cannot write the details: No space left on device"),
+     (["-o", "json", "--details", str(FULL)], True, f"{FULL}: cannot write the details: No space left on device")],
+    ids=["result-to-stdout", "details-to-stdout", "details-file", "details-file-and-stdout"],
+)
+def test_a_full_disk_is_an_io_error_naming_the_file(tmp_path: Path, flags: list[str], to_full: bool,
+                                                   message: str) -> None:
+    """Writing the result or --details to a full disk is exit 2 with one line naming the file
+    (before: 'unexpected OSError ... a bug in toolcall-f1'), and nothing more at exit."""
+    path = write_jsonl(tmp_path / "in.jsonl", [GOOD])
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    with open(FULL if to_full else os.devnull, "w") as stdout:
+        proc = subprocess.run([sys.executable, "-m", "toolcall_f1", "score", "--input", str(path), "--no-progress",
+                               *flags], stdout=stdout, stderr=subprocess.PIPE, text=True, env=env, timeout=300,
+                              check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == f"toolcall-f1: error: {message}\n"
+
+
+class _FullSpool(io.StringIO):
+    """A temporary file on a full disk."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_under_the_details_temporary_file_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", [GOOD])
+    monkeypatch.setattr(cli.tempfile, "SpooledTemporaryFile", _FullSpool)
+    rc, out, err = score(capsys, "--input", str(path), "--details", str(tmp_path / "d.jsonl"))
+    assert rc == 2 and out == ""
+    assert err == f"toolcall-f1: error: {tempfile.gettempdir()}: cannot hold the details in a temporary file: " \
+                  "No space left on device\n"

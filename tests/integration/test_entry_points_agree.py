@@ -141,3 +141,83 @@ def test_a_message_without_tool_calls_is_read_from_its_content_everywhere(
     assert ToolCallMetric()({"role": "user", "content": "[f(x=1)]"}, refs[0]).tp == 0.0
     # {"content": {args}} stays BFCL's call to a tool named "content"
     assert toolcall_f1.parse_calls({"content": {"a": 1}}) == [toolcall_f1.Call("content", {"a": 1})]
+
+
+#: SPEC §2 "JSON text" (issue 26 item 5): a reference, its tools or a per-example
+#: {"calls", "tools"} object written as JSON text (what the README advises for a datasets
+#: column) is the value it holds. Before, the object raised "unrecognised call object" in every
+#: entry point, and tools as JSON text were refused by compute() and the CLI's --tools-field.
+JSON_TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {
+    "type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer", "default": 0}}}}}]
+JSON_PREDS = ["[f(1)]", "[f(x=1, y=0)]", "[f(x=2)]"]  # a positional argument: named through the tools
+
+
+def _json_refs() -> list[Any]:
+    return [json.dumps({"calls": "[f(x=1)]", "tools": JSON_TOOLS}),
+            json.dumps({"calls": [{"name": "f", "arguments": {"x": 1}}], "tools": json.dumps(JSON_TOOLS)}),
+            {"calls": [{"name": "f", "arguments": {"x": 1}}], "tools": json.dumps(JSON_TOOLS)}]
+
+
+def test_json_text_references_and_tools_are_the_values_they_hold_everywhere(
+        module: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    decoded = [{"calls": "[f(x=1)]", "tools": JSON_TOOLS}, *[{"calls": [{"name": "f", "arguments": {"x": 1}}],
+                                                             "tools": JSON_TOOLS}] * 2]
+    want = ToolCallMetric().compute(JSON_PREDS, decoded)
+    assert (want["tp"], want["fp"], want["fn"], want["num_parse_errors"]) == (2.0, 1.0, 1.0, 0)
+    refs = _json_refs()
+    got = {"core": ToolCallMetric().compute(JSON_PREDS, refs),
+           "evaluate": module.compute(predictions=JSON_PREDS, references=refs)}
+    path = tmp_path / "json_text.jsonl"
+    path.write_text("".join(json.dumps({"prediction": p, "reference": r}) + "\n" for p, r in zip(JSON_PREDS, refs)))
+    capsys.readouterr()
+    assert main(["score", "--input", str(path), "-o", "json", "--no-progress"]) == 0
+    got["cli"] = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for name, result in got.items():
+        assert {k: result[k] for k in [*NUMBERS, "signature"]} == {k: want[k] for k in [*NUMBERS, "signature"]}, name
+    assert ToolCallReward()(prompts=["p"] * 3, completions=JSON_PREDS, reference=refs) == [1.0, 1.0, 0.0]
+    # tools as JSON text: compute()'s and the constructor's, evaluate's, the CLI's --tools-field, the reward's column
+    plain = [[{"name": "f", "arguments": {"x": 1}}]] * 3
+    want = ToolCallMetric(tools=JSON_TOOLS).compute(JSON_PREDS, plain)
+    assert ToolCallMetric().compute(JSON_PREDS, plain, tools=json.dumps(JSON_TOOLS)) == want
+    assert ToolCallMetric(tools=json.dumps(JSON_TOOLS)).compute(JSON_PREDS, plain) == want
+    via_evaluate = module.compute(predictions=JSON_PREDS, references=plain, tools=json.dumps(JSON_TOOLS))
+    assert {k: via_evaluate[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}
+    lines = [{"prediction": p, "reference": r, "tools": json.dumps(JSON_TOOLS)} for p, r in zip(JSON_PREDS, plain)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["score", "--input", str(path), "-o", "json", "--no-progress", "--tools-field", "tools"]) == 0
+    via_cli = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    per_example = ToolCallMetric().compute(JSON_PREDS, [{"calls": r, "tools": JSON_TOOLS} for r in plain])
+    assert {k: via_cli[k] for k in [*NUMBERS, "signature"]} == {k: per_example[k] for k in [*NUMBERS, "signature"]}
+    assert (via_cli["tp"], via_cli["fp"]) == (want["tp"], want["fp"]) == (2.0, 1.0)
+    assert ToolCallReward()(prompts=["p"] * 3, completions=JSON_PREDS, reference=plain,
+                            tools=[json.dumps(JSON_TOOLS)] * 3) == [1.0, 1.0, 0.0]
+    # other text stays text: a JSON string of a call list is its text, Python syntax is read as such
+    assert ToolCallMetric().compute(["[f(x=1)]"], ['"[f(x=1)]"'])["f1"] == 1.0
+
+
+def test_json_text_giving_a_key_two_values_names_the_example_everywhere(
+        module: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    twice = '[{"name": "f", "parameters": {}, "name": "g"}]'
+    refs = [[("f", {})], {"calls": [("f", {})], "tools": twice}]
+    message = r"references\[1\]: duplicate key 'name' in tools"
+    with pytest.raises(ValueError, match=message):
+        ToolCallMetric().compute(["[f()]"] * 2, refs)
+    with pytest.raises(ValueError, match=message):
+        module.compute(predictions=["[f()]"] * 2, references=refs)
+    with pytest.raises(ValueError, match=r"column 'reference', row 1.*duplicate key 'name' in tools"):
+        ToolCallReward()(prompts=["p"] * 2, completions=["[f()]"] * 2, reference=refs)
+    with pytest.raises(ValueError, match="^duplicate key 'name' in tools"):
+        ToolCallMetric().compute(["[f()]"], [[("f", {})]], tools=twice)
+    ref_text = '{"calls": [], "calls": [{"name": "f", "arguments": {}}], "tools": []}'
+    with pytest.raises(ValueError, match=r"references\[0\]: json: duplicate key 'calls' with different values"):
+        ToolCallMetric().compute(["[f()]"], [ref_text])
+    path = tmp_path / "twice.jsonl"
+    path.write_text(json.dumps({"prediction": "[f()]", "reference": [], "tools": twice}) + "\n"
+                    + json.dumps({"prediction": "[f()]", "reference": ref_text, "tools": "[]"}) + "\n"
+                    + json.dumps({"prediction": "[f()]", "reference": ref_text}) + "\n")
+    capsys.readouterr()
+    assert main(["score", "--input", str(path), "--no-progress", "--tools-field", "tools"]) == 2
+    err = capsys.readouterr().err
+    assert "twice.jsonl:1: duplicate key 'name' in the tools field" in err
+    assert "twice.jsonl:2: duplicate key 'calls' in the reference" in err
+    assert "twice.jsonl:3: reference: json: duplicate key 'calls' with different values" in err

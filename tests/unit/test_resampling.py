@@ -197,3 +197,13 @@ def test_compare_scores_each_system_once_with_the_same_settings() -> None:
     assert rnd["better"]["ci"] == ToolCallMetric().compute(better, REFS, confidence_level=0.95)["ci"]["f1"]
     with pytest.raises(ValueError, match="compare: no systems given"):
         compare({}, REFS)
+
+
+def test_a_reference_given_as_json_text_carries_its_group() -> None:
+    import json
+
+    keyed = [{"calls": [{"name": "f", "arguments": {"x": i}}], "group": i // 6} for i in range(60)]
+    as_text = [json.dumps(r) for r in keyed]
+    want = ToolCallMetric().compute(PREDS, keyed, confidence_level=0.95, pass_k=(1, 2))
+    got = ToolCallMetric().compute(PREDS, as_text, confidence_level=0.95, pass_k=(1, 2))
+    assert got["ci"] == want["ci"] and got["pass_k"] == want["pass_k"] and "groups:yes" in got["signature"]
