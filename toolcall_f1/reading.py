@@ -43,7 +43,7 @@ from .templates import template_reader
 __all__ = [
     "Block", "BlockReader", "Context", "Family", "NextFinder", "REGISTRY", "Reader", "Registry",
     "decode_at", "err_at", "find_marker", "parse_text", "prepare_text", "python_whole", "read_any",
-    "read_around", "read_auto", "read_plain", "reader_for", "scan_prose", "shifted",
+    "read_around", "read_auto", "read_plain", "reader_for", "scan_prose", "shifted", "structured_answer",
 ]  # fmt: skip
 
 
@@ -64,6 +64,10 @@ def _toolset_cut_name(toolset: Any, name: str) -> bool:
         spec.name.startswith(name) and spec.name != name for spec in toolset.by_key.values())
 
 
+def _toolset_is_tool(toolset: Any, name: str) -> bool:
+    return toolset.lookup(name) is not None
+
+
 def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, Any] | None:
     spec = toolset.lookup(tool)
     if spec is None:
@@ -76,21 +80,24 @@ def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, A
 class Context:
     """What a reader may need besides the text: each tool's parameter order (for positional
     arguments), each parameter's JSON schema (to type values written as text in XML-style
-    formats), and whether a name is a declared tool's name cut short (``get_wea`` for
-    ``get_weather``: a generation cut off inside a name). A plain value: :meth:`of` builds one
-    from a compiled tool set. Picklable: the defaults are module-level functions.
+    formats), whether a name is a declared tool's name cut short (``get_wea`` for
+    ``get_weather``: a generation cut off inside a name), and whether a name is a listed tool's
+    (``is_tool``; None when no schema is known: then JSON that names no tool is still read as
+    a call). A plain value: :meth:`of` builds one from a compiled tool set. Picklable: the
+    defaults are module-level functions.
 
     Examples
     --------
     >>> import pickle
     >>> ctx = pickle.loads(pickle.dumps(Context()))
-    >>> ctx.param_order("f") is None, ctx.param_schema("f", "a") is None, ctx.cut_name("f")
-    (True, True, False)
+    >>> ctx.param_order("f") is None, ctx.param_schema("f", "a") is None, ctx.cut_name("f"), ctx.is_tool
+    (True, True, False, None)
     """
 
     param_order: Callable[[str], Sequence[str] | None] = _no_order
     param_schema: Callable[[str, str], Mapping[str, Any] | None] = _no_schema
     cut_name: Callable[[str], bool] = _no_cut_name
+    is_tool: Callable[[str], bool] | None = None
 
     @classmethod
     def of(cls, toolset: Any) -> Context:
@@ -103,13 +110,13 @@ class Context:
         >>> from toolcall_f1.values import canon_exact
         >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}]
         >>> ctx = Context.of(compile_tools(merge_tools(tools), {}, canon_exact))
-        >>> ctx.param_order("f"), ctx.param_schema("f", "x"), ctx.cut_name("f")
-        (['x'], {'type': 'string'}, False)
+        >>> ctx.param_order("f"), ctx.param_schema("f", "x"), ctx.cut_name("f"), ctx.is_tool("f")
+        (['x'], {'type': 'string'}, False, True)
         """
         if not toolset.has_schema:
             return cls()
         return cls(toolset.param_order, functools.partial(_toolset_param_schema, toolset),
-                   functools.partial(_toolset_cut_name, toolset))
+                   functools.partial(_toolset_cut_name, toolset), functools.partial(_toolset_is_tool, toolset))
 
 
 Reader = Callable[[str, Context], list[Call]]
@@ -904,7 +911,8 @@ def scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) ->
         attempted = True
         if kind == "json":  # a JSON call object: its errors are the JSON reader's
             value, end = decode_at(text, start, "json")  # a message's text content read as the whole-JSON route reads it
-            calls.extend(coerce_structured(value, fmt="json", parse_text=lambda t: read_content(t, ctx)))
+            if not structured_answer(value, ctx):
+                calls.extend(coerce_structured(value, fmt="json", parse_text=lambda t: read_content(t, ctx)))
         else:
             while start < n and text[start] in "` \t":
                 start += 1
@@ -992,7 +1000,47 @@ def _calls_from_json(text: str, fmt: str, ctx: Context) -> list[Call]:
     """Calls from JSON text, read as the decoded value would be (a message's text ``content``
     through the auto reader, as :func:`read_any` reads it)."""
     values = _json_values(text, fmt)
-    return coerce_structured(values[0] if len(values) == 1 else values, fmt=fmt, parse_text=lambda t: read_content(t, ctx))
+    value = values[0] if len(values) == 1 else values
+    if structured_answer(value, ctx):
+        return []
+    return coerce_structured(value, fmt=fmt, parse_text=lambda t: read_content(t, ctx))
+
+
+#: Keys by which a JSON object is a call, a message or a tool call's wrapper, never an answer.
+_CALL_SHAPE_KEYS = frozenset({"arguments", "parameters", "input", "args", "function", "tool_calls",
+                              "function_call", "content", "role"})
+
+
+def structured_answer(value: Any, ctx: Context) -> bool:
+    """Is ``value`` (JSON decoded out of model output) a structured answer, not a call (SPEC §2)?
+    Only when schemas are known (``ctx.is_tool``): an object with no arguments key (nor a
+    message's or tool call's) whose name — its ``"name"``, or a sole key for BFCL's
+    ``{name: {args}}`` — is no listed tool, or a non-empty list of such objects.
+
+    Examples
+    --------
+    >>> ctx = Context(is_tool=lambda name: name == "get_weather")
+    >>> structured_answer({"name": "Marie Curie"}, ctx), structured_answer({"capital": "Lima"}, ctx)
+    (True, True)
+    >>> structured_answer({"name": "get_weather"}, ctx), structured_answer({"name": "x", "arguments": {}}, ctx)
+    (False, False)
+    >>> structured_answer({"name": "Marie Curie"}, Context())  # no schema known: read as a call
+    False
+    """
+    is_tool = ctx.is_tool
+    if is_tool is None:
+        return False
+    items = value if isinstance(value, list) else [value]
+    return bool(items) and all(_answer_object(item, is_tool) for item in items)
+
+
+def _answer_object(obj: Any, is_tool: Callable[[str], bool]) -> bool:
+    if not isinstance(obj, dict) or not obj or not _CALL_SHAPE_KEYS.isdisjoint(obj):
+        return False
+    if "name" in obj:
+        name = obj["name"]
+        return not (isinstance(name, str) and is_tool(name))
+    return len(obj) > 1 or not is_tool(next(iter(obj)))
 
 
 def read_json(text: str, ctx: Context) -> list[Call]:
