@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .calls import Call, coerce_structured, normalize_value
+from .calls import Call, ToolCallWarning, coerce_structured, normalize_value
 from .plain import (
     JSON_DECODER,
     MAX_DEPTH,
@@ -38,7 +38,7 @@ from .plain import (
     check_text_limits,
     put_once,
 )
-from .templates import template_reader
+from .templates import TemplateReader, template_reader
 
 __all__ = [
     "Block", "BlockReader", "Context", "Family", "NextFinder", "REGISTRY", "Reader", "Registry",
@@ -318,13 +318,49 @@ class Registry:
         """
         if not isinstance(fmt, str):  # a response template: a row of its own, not registered
             template = template_reader(fmt)
-            return functools.partial(_read_entry, Family(template.name, reader=template, prepared=False), template.name)
+            read = functools.partial(_cross_checked, template, self._entries.get("auto"))
+            return functools.partial(_read_entry, Family(template.name, reader=read, prepared=False), template.name)
         try:
             return self._entries[fmt]
         except KeyError:
             raise ValueError(
                 f"format: unknown value {fmt!r}; expected one of " + ", ".join(repr(f) for f in self._names)
             ) from None
+
+
+def _cross_checked(template: TemplateReader, auto: Reader | None, text: str, ctx: Context) -> list[Call]:
+    """A response template's reading of ``text``, cross-checked against ``"auto"`` (SPEC §2).
+
+    The template's calls are the message's ``tool_calls``; when it finds none, the message
+    content it returns is read under ``"auto"``. When ``"auto"`` on the whole text reads other
+    calls, ``"auto"``'s are used, unless it finds no call or cannot read the text (then the
+    template's stand); either way a :class:`~toolcall_f1.calls.ToolCallWarning` quotes the text
+    and gives both readings. A text the template cannot read is its parse error
+    (``tests/unit/test_response_template.py`` has transformers' templates).
+    """
+    message = template.message(text)
+    calls = template.calls_of(message)
+    content = message.get("content")
+    if not calls and auto is not None and isinstance(content, str) and content.strip():
+        calls = auto(content, ctx)
+    if auto is None:
+        return calls
+    try:
+        other: list[Call] | None = auto(text, ctx)
+    except ToolCallParseError:
+        other = None
+    if other == calls:
+        return calls
+    used = calls if not other else other
+    said = "no call" if not calls else repr(calls)
+    warnings.warn(
+        f"{template.name}: the response template read {said} from {text[:80]!r}"
+        + (", \"auto\" could not read it" if other is None else f", \"auto\" read {other!r}")
+        + ("; used \"auto\"'s calls" if used is other else "; used the template's calls"),
+        ToolCallWarning,
+        stacklevel=2,
+    )
+    return used
 
 
 def _read_entry(family: Family, fmt: str, text: str, ctx: Context) -> list[Call]:
