@@ -1707,6 +1707,8 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
 
 # "[]" and then nothing on its line but a comment or a closing tag or token ("[](url)", "[][" are not it)
 _EMPTY_LIST = re.compile(r"\[\s*\][ \t]*(?:$|\r?\n|#|<)")
+# a Markdown fence (its opening line, any info string) whose body is "[]" and nothing else
+_FENCED_EMPTY_LIST = re.compile(r"^[ \t]*```[^`\n]*\n[ \t\r\n]*\[[ \t\r\n]*\][ \t\r\n]*```", re.MULTILINE)
 
 
 def _says_no_call(text: str, fmt: Any) -> bool:
@@ -1716,11 +1718,14 @@ def _says_no_call(text: str, fmt: Any) -> bool:
     lines, a comment or a closing tag or token (``<think>…</think>\\n[]``, ``[]  # no call``;
     not ``[](url)``) — or right after a call marker of the format
     read (``[TOOL_CALLS][]``, ``<tool_call>[]</tool_call>``, ``functools[]``; for Harmony, the
-    final channel's message: ``<|channel|>final<|message|>[]``). Anything else that reads as no
-    call (prose, reasoning alone, a Harmony answer in words) is not read as "no call": it may
-    be calls in a format the reader does not know.
+    final channel's message: ``<|channel|>final<|message|>[]``), or a Markdown fence holds
+    ``[]`` and nothing else, wherever it stands (``Sure!\\n```json\\n[]\\n````). Anything else
+    that reads as no call (prose, reasoning alone, a Harmony answer in words) is not read as
+    "no call": it may be calls in a format the reader does not know.
     """
     t = prepare_text(text).lstrip()
+    if "```" in t and _FENCED_EMPTY_LIST.search(t) is not None:
+        return True
     hit = REGISTRY.find_marker(t)
     if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in REGISTRY.family(hit[0]).names):
         if hit[0] == "harmony":
