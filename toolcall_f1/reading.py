@@ -769,13 +769,14 @@ _ATTEMPT = re.compile(r"`*[ \t]*(?:\[[ \t]*)?[A-Za-z_][\w.]*[\u200b-\u200d\u2060
 _LIST_ATTEMPT = re.compile(r"\[\s*(?:[\[{\"'(\]]|[A-Za-z_][\w.]*[\s\u200b-\u200d\u2060\ufeff]*\(|-?\d)")
 
 
-def _balanced_end(text: str, start: int, fmt: str) -> int:
-    """Index just past the bracket expression that opens at or after ``start``."""
+def _balanced_end(text: str, start: int, fmt: str, stop: int | None = None) -> int:
+    """Index just past the bracket expression that opens at or after ``start`` (and closes
+    before ``stop``, the text's end by default)."""
     depth = 0
     in_str: str | None = None
     escaped = False
     opened = False
-    for i in range(start, len(text)):
+    for i in range(start, len(text) if stop is None else stop):
         ch = text[i]
         if in_str is not None:
             if escaped:
@@ -837,6 +838,8 @@ _JSON_CALL = re.compile(
 )  # a call object, or an assistant message (its tool_calls, even an empty list, are the calls)
 # a bracketed list of calls in the middle of a line: "I will call [f(a=1)]"
 _MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
+# such a list written with a space before "(" ("[ f ( x = 1 ) ]"), where no other hint stands
+_SPACED_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]+\(")
 _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
 # where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
 
@@ -917,15 +920,21 @@ def scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) ->
     attempted = False
     nxt = NextFinder(text)
     pos, n = 0, len(text)
+    hint = -2  # not looked for yet; then remembered while ahead (the lines of spaced lists stand before it)
     while pos < n:
-        hint = _next_hint(text, pos, nxt, spaced=False)
-        if hint < 0:
-            break  # no "name(", "{" or fence left: the rest is prose
+        if hint == -2 or 0 <= hint < pos:
+            hint = _next_hint(text, pos, nxt, spaced=False)
+        spaced, _ = nxt.search(_SPACED_LIST, pos)  # "[ f ( x = 1 ) ]": read if it is calls, else prose
+        loose = spaced >= 0 and (hint < 0 or spaced < hint)
+        at = spaced if loose else hint
+        if at < 0:
+            break  # no "name(", "{", fence or spaced list of calls left: the rest is prose
         nl = nxt.find("\n", pos)
-        if 0 <= nl < hint:  # skip the lines before the next hint
-            pos = text.rfind("\n", pos, hint) + 1
+        if 0 <= nl < at:  # skip the lines before the next hint
+            pos = text.rfind("\n", pos, at) + 1
             nl = nxt.find("\n", pos)
         line_end = n if nl < 0 else nl
+        loose = loose and not 0 <= hint < line_end  # a line with another hint is read as before
         if (pos == 0 or text[pos - 1] == "\n") and _fence_at(text, pos, line_end):
             close, close_end = nxt.search(_FENCE_CLOSE, line_end) if line_end < n else (-1, -1)
             body = text[line_end + 1 : close] if close >= 0 else text[line_end + 1 :]
@@ -944,19 +953,32 @@ def scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) ->
         if start < 0:
             pos = line_end + 1
             continue
-        attempted = True
         if kind == "json":  # a JSON call object: its errors are the JSON reader's
             value, end = decode_at(text, start, "json")  # a message's text content read as the whole-JSON route reads it
             if not structured_answer(value, ctx):
                 calls.extend(coerce_structured(value, fmt="json", parse_text=lambda t: read_content(t, ctx)))
         else:
-            while start < n and text[start] in "` \t":
-                start += 1
-            end = _balanced_end(text, start, fmt)
-            expr = text[start:end]
-            calls.extend(_calls_from_expr(_parse_expr(expr, fmt), ctx, fmt, expr, dicts=False))
+            try:  # (a spaced list must close on its line: one attempt per line, linear)
+                found, end = _python_at(text, start, ctx, fmt, line_end if loose else None)
+            except ToolCallParseError:
+                if not loose:
+                    raise
+                pos = line_end + 1  # "[Note (see below)]": prose
+                continue
+            calls.extend(found)
+        attempted = True
         pos = end
     return calls, attempted
+
+
+def _python_at(text: str, start: int, ctx: Context, fmt: str, stop: int | None = None) -> tuple[list[Call], int]:
+    """The Python call or list of calls that begins at ``start`` (after backticks and spaces)
+    and closes before ``stop``, and where it ends."""
+    while start < len(text) and text[start] in "` \t":
+        start += 1
+    end = _balanced_end(text, start, fmt, stop)
+    expr = text[start:end]
+    return _calls_from_expr(_parse_expr(expr, fmt), ctx, fmt, expr, dicts=False), end
 
 
 def _read_block_plain(body: str, ctx: Context, fmt: str, json_calls: bool) -> tuple[list[Call], bool]:
