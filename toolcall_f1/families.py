@@ -36,8 +36,9 @@ from .reading import (
     scan_prose,
     shifted,
 )
+from .schema import TYPE_ALIASES
 
-__all__ = ["FAMILIES", "xml_value"]
+__all__ = ["FAMILIES", "declared_types", "xml_value"]
 
 _WS = " \t\r\n"
 #: End-of-turn tokens a decoder may leave after the calls.
@@ -183,10 +184,53 @@ def _json_exact(s: str) -> Any:
     return value
 
 
+#: A JSON value's kinds by JSON Schema type name (a bool is no integer or number).
+_KINDS: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "null": (type(None),), "array": (list,), "object": (dict,),
+}
+
+
+def declared_types(schema: Any, depth: int = 0) -> frozenset[str] | None:
+    """The JSON types a parameter's schema declares for its value (its ``type``, a type list,
+    the members of an ``anyOf``/``oneOf``; BFCL's names read as JSON Schema's), or None when it
+    declares none. ``"any"`` stands for a type not known here, or a union member declaring none.
+
+    Examples
+    --------
+    >>> sorted(declared_types({"anyOf": [{"type": "string"}, {"type": "null"}]}))
+    ['null', 'string']
+    >>> sorted(declared_types({"type": ["float", "null"]})), declared_types({"description": "x"})
+    (['null', 'number'], None)
+    """
+    if not isinstance(schema, Mapping) or depth > MAX_DEPTH:
+        return None
+    declared = schema.get("type")
+    names = [declared] if isinstance(declared, str) else declared if isinstance(declared, (list, tuple)) else ()
+    own = frozenset(TYPE_ALIASES.get(n, n) if TYPE_ALIASES.get(n, n) in _KINDS else "any"
+                    for n in names if isinstance(n, str)) or None
+    members = schema.get("anyOf") or schema.get("oneOf")
+    union = None
+    if isinstance(members, (list, tuple)) and members:
+        union = frozenset().union(*(declared_types(m, depth + 1) or {"any"} for m in members))
+    if own is None or union is None:
+        return own if union is None else union
+    return union if "any" in own else own if "any" in union else own & union
+
+
+def _allowed(value: Any, types: frozenset[str] | None) -> bool:
+    """Is ``value`` of one of ``types`` (None, or one holding ``"any"``: every value is)?"""
+    if types is None or "any" in types:
+        return True
+    return any(isinstance(value, _KINDS[t]) and (type(value) is not bool or t == "boolean") for t in types)
+
+
 def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
-    """A parameter value written as text (XML-style formats): typed by the parameter's schema
-    when one is known (a string parameter keeps the text), else JSON when it parses as JSON,
-    else the text.
+    """A parameter value written as text (XML-style formats), typed by the parameter's schema
+    (SPEC §2): when its declared types include ``string``, the text written (the text ``null``
+    is None where null is also allowed); when they do not, the text read as JSON if it parses
+    as a value of a declared type, else the text; with no type declared (or no schema), JSON
+    when it parses as JSON, else the text.
 
     Parameters
     ----------
@@ -210,8 +254,10 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
     --------
     >>> xml_value("42", None), xml_value("42", {"type": "string"}), xml_value("Paris", None)
     (42, '42', 'Paris')
-    >>> xml_value('\\n{"a": [1, true]}\\n', {"type": "object"})
-    {'a': [1, True]}
+    >>> xml_value("42", {"type": ["string", "null"]}), xml_value("null", {"type": ["string", "null"]})
+    ('42', None)
+    >>> xml_value("1.5", {"type": "integer"}), xml_value('\\n{"a": [1, true]}\\n', {"type": "object"})
+    ('1.5', {'a': [1, True]})
     >>> xml_value('{"a": 1, "a": 2}', None)
     Traceback (most recent call last):
     ...
@@ -221,14 +267,13 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
         raw = raw[1:]
         if raw.endswith("\n"):
             raw = raw[:-1]
-    types = None if schema is None else schema.get("type")
-    if isinstance(types, str):
-        types = [types]
-    if types and all(t == "string" for t in types):
-        return raw
+    types = declared_types(schema)
     s = raw.strip()
+    if types is not None and "string" in types:
+        return None if s == "null" and "null" in types else raw
     try:
-        return _json_exact(s)
+        value = _json_exact(s)
+        return value if _allowed(value, types) else raw
     except DuplicateKeyError:
         raise
     except (ValueError, RecursionError):  # not JSON (a ToolCallParseError for NaN is a ValueError)
@@ -237,7 +282,8 @@ def xml_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
         return s == "True"
     if s[:1] in "[{" and '\\"' in s:  # JSON written with escaped quotes (as inside a JSON string)
         try:
-            return _json_exact(_json_exact('"' + s + '"'))
+            value = _json_exact(_json_exact('"' + s + '"'))
+            return value if _allowed(value, types) else raw
         except DuplicateKeyError:
             raise
         except (ValueError, RecursionError, TypeError):

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .calls import Call, coerce_structured, normalize_value
+from .calls import Call, ToolCallWarning, coerce_structured, normalize_value
 from .plain import (
     JSON_DECODER,
     MAX_DEPTH,
@@ -38,12 +38,12 @@ from .plain import (
     check_text_limits,
     put_once,
 )
-from .templates import template_reader
+from .templates import TemplateReader, template_reader
 
 __all__ = [
     "Block", "BlockReader", "Context", "Family", "NextFinder", "REGISTRY", "Reader", "Registry",
     "decode_at", "err_at", "find_marker", "parse_text", "prepare_text", "python_whole", "read_any",
-    "read_around", "read_auto", "read_plain", "reader_for", "scan_prose", "shifted",
+    "read_around", "read_auto", "read_plain", "reader_for", "scan_prose", "shifted", "structured_answer",
 ]  # fmt: skip
 
 
@@ -64,6 +64,10 @@ def _toolset_cut_name(toolset: Any, name: str) -> bool:
         spec.name.startswith(name) and spec.name != name for spec in toolset.by_key.values())
 
 
+def _toolset_is_tool(toolset: Any, name: str) -> bool:
+    return toolset.lookup(name) is not None
+
+
 def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, Any] | None:
     spec = toolset.lookup(tool)
     if spec is None:
@@ -76,21 +80,24 @@ def _toolset_param_schema(toolset: Any, tool: str, param: str) -> Mapping[str, A
 class Context:
     """What a reader may need besides the text: each tool's parameter order (for positional
     arguments), each parameter's JSON schema (to type values written as text in XML-style
-    formats), and whether a name is a declared tool's name cut short (``get_wea`` for
-    ``get_weather``: a generation cut off inside a name). A plain value: :meth:`of` builds one
-    from a compiled tool set. Picklable: the defaults are module-level functions.
+    formats), whether a name is a declared tool's name cut short (``get_wea`` for
+    ``get_weather``: a generation cut off inside a name), and whether a name is a listed tool's
+    (``is_tool``; None when no schema is known: then JSON that names no tool is still read as
+    a call). A plain value: :meth:`of` builds one from a compiled tool set. Picklable: the
+    defaults are module-level functions.
 
     Examples
     --------
     >>> import pickle
     >>> ctx = pickle.loads(pickle.dumps(Context()))
-    >>> ctx.param_order("f") is None, ctx.param_schema("f", "a") is None, ctx.cut_name("f")
-    (True, True, False)
+    >>> ctx.param_order("f") is None, ctx.param_schema("f", "a") is None, ctx.cut_name("f"), ctx.is_tool
+    (True, True, False, None)
     """
 
     param_order: Callable[[str], Sequence[str] | None] = _no_order
     param_schema: Callable[[str, str], Mapping[str, Any] | None] = _no_schema
     cut_name: Callable[[str], bool] = _no_cut_name
+    is_tool: Callable[[str], bool] | None = None
 
     @classmethod
     def of(cls, toolset: Any) -> Context:
@@ -103,13 +110,13 @@ class Context:
         >>> from toolcall_f1.values import canon_exact
         >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {"x": {"type": "string"}}}}]
         >>> ctx = Context.of(compile_tools(merge_tools(tools), {}, canon_exact))
-        >>> ctx.param_order("f"), ctx.param_schema("f", "x"), ctx.cut_name("f")
-        (['x'], {'type': 'string'}, False)
+        >>> ctx.param_order("f"), ctx.param_schema("f", "x"), ctx.cut_name("f"), ctx.is_tool("f")
+        (['x'], {'type': 'string'}, False, True)
         """
         if not toolset.has_schema:
             return cls()
         return cls(toolset.param_order, functools.partial(_toolset_param_schema, toolset),
-                   functools.partial(_toolset_cut_name, toolset))
+                   functools.partial(_toolset_cut_name, toolset), functools.partial(_toolset_is_tool, toolset))
 
 
 Reader = Callable[[str, Context], list[Call]]
@@ -311,13 +318,49 @@ class Registry:
         """
         if not isinstance(fmt, str):  # a response template: a row of its own, not registered
             template = template_reader(fmt)
-            return functools.partial(_read_entry, Family(template.name, reader=template, prepared=False), template.name)
+            read = functools.partial(_cross_checked, template, self._entries.get("auto"))
+            return functools.partial(_read_entry, Family(template.name, reader=read, prepared=False), template.name)
         try:
             return self._entries[fmt]
         except KeyError:
             raise ValueError(
                 f"format: unknown value {fmt!r}; expected one of " + ", ".join(repr(f) for f in self._names)
             ) from None
+
+
+def _cross_checked(template: TemplateReader, auto: Reader | None, text: str, ctx: Context) -> list[Call]:
+    """A response template's reading of ``text``, cross-checked against ``"auto"`` (SPEC §2).
+
+    The template's calls are the message's ``tool_calls``; when it finds none, the message
+    content it returns is read under ``"auto"``. When ``"auto"`` on the whole text reads other
+    calls, ``"auto"``'s are used, unless it finds no call or cannot read the text (then the
+    template's stand); either way a :class:`~toolcall_f1.calls.ToolCallWarning` quotes the text
+    and gives both readings. A text the template cannot read is its parse error
+    (``tests/unit/test_response_template.py`` has transformers' templates).
+    """
+    message = template.message(text)
+    calls = template.calls_of(message)
+    content = message.get("content")
+    if not calls and auto is not None and isinstance(content, str) and content.strip():
+        calls = auto(content, ctx)
+    if auto is None:
+        return calls
+    try:
+        other: list[Call] | None = auto(text, ctx)
+    except ToolCallParseError:
+        other = None
+    if other == calls:
+        return calls
+    used = calls if not other else other
+    said = "no call" if not calls else repr(calls)
+    warnings.warn(
+        f"{template.name}: the response template read {said} from {text[:80]!r}"
+        + (", \"auto\" could not read it" if other is None else f", \"auto\" read {other!r}")
+        + ("; used \"auto\"'s calls" if used is other else "; used the template's calls"),
+        ToolCallWarning,
+        stacklevel=2,
+    )
+    return used
 
 
 def _read_entry(family: Family, fmt: str, text: str, ctx: Context) -> list[Call]:
@@ -726,13 +769,14 @@ _ATTEMPT = re.compile(r"`*[ \t]*(?:\[[ \t]*)?[A-Za-z_][\w.]*[\u200b-\u200d\u2060
 _LIST_ATTEMPT = re.compile(r"\[\s*(?:[\[{\"'(\]]|[A-Za-z_][\w.]*[\s\u200b-\u200d\u2060\ufeff]*\(|-?\d)")
 
 
-def _balanced_end(text: str, start: int, fmt: str) -> int:
-    """Index just past the bracket expression that opens at or after ``start``."""
+def _balanced_end(text: str, start: int, fmt: str, stop: int | None = None) -> int:
+    """Index just past the bracket expression that opens at or after ``start`` (and closes
+    before ``stop``, the text's end by default)."""
     depth = 0
     in_str: str | None = None
     escaped = False
     opened = False
-    for i in range(start, len(text)):
+    for i in range(start, len(text) if stop is None else stop):
         ch = text[i]
         if in_str is not None:
             if escaped:
@@ -794,6 +838,8 @@ _JSON_CALL = re.compile(
 )  # a call object, or an assistant message (its tool_calls, even an empty list, are the calls)
 # a bracketed list of calls in the middle of a line: "I will call [f(a=1)]"
 _MID_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]*\(")
+# such a list written with a space before "(" ("[ f ( x = 1 ) ]"), where no other hint stands
+_SPACED_LIST = re.compile(r"\[[ \t]*[A-Za-z_][\w.]*[ \t]+\(")
 _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
 # where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
 
@@ -874,15 +920,21 @@ def scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) ->
     attempted = False
     nxt = NextFinder(text)
     pos, n = 0, len(text)
+    hint = -2  # not looked for yet; then remembered while ahead (the lines of spaced lists stand before it)
     while pos < n:
-        hint = _next_hint(text, pos, nxt, spaced=False)
-        if hint < 0:
-            break  # no "name(", "{" or fence left: the rest is prose
+        if hint == -2 or 0 <= hint < pos:
+            hint = _next_hint(text, pos, nxt, spaced=False)
+        spaced, _ = nxt.search(_SPACED_LIST, pos)  # "[ f ( x = 1 ) ]": read if it is calls, else prose
+        loose = spaced >= 0 and (hint < 0 or spaced < hint)
+        at = spaced if loose else hint
+        if at < 0:
+            break  # no "name(", "{", fence or spaced list of calls left: the rest is prose
         nl = nxt.find("\n", pos)
-        if 0 <= nl < hint:  # skip the lines before the next hint
-            pos = text.rfind("\n", pos, hint) + 1
+        if 0 <= nl < at:  # skip the lines before the next hint
+            pos = text.rfind("\n", pos, at) + 1
             nl = nxt.find("\n", pos)
         line_end = n if nl < 0 else nl
+        loose = loose and not 0 <= hint < line_end  # a line with another hint is read as before
         if (pos == 0 or text[pos - 1] == "\n") and _fence_at(text, pos, line_end):
             close, close_end = nxt.search(_FENCE_CLOSE, line_end) if line_end < n else (-1, -1)
             body = text[line_end + 1 : close] if close >= 0 else text[line_end + 1 :]
@@ -901,18 +953,32 @@ def scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) ->
         if start < 0:
             pos = line_end + 1
             continue
-        attempted = True
         if kind == "json":  # a JSON call object: its errors are the JSON reader's
             value, end = decode_at(text, start, "json")  # a message's text content read as the whole-JSON route reads it
-            calls.extend(coerce_structured(value, fmt="json", parse_text=lambda t: read_content(t, ctx)))
+            if not structured_answer(value, ctx):
+                calls.extend(coerce_structured(value, fmt="json", parse_text=lambda t: read_content(t, ctx)))
         else:
-            while start < n and text[start] in "` \t":
-                start += 1
-            end = _balanced_end(text, start, fmt)
-            expr = text[start:end]
-            calls.extend(_calls_from_expr(_parse_expr(expr, fmt), ctx, fmt, expr, dicts=False))
+            try:  # (a spaced list must close on its line: one attempt per line, linear)
+                found, end = _python_at(text, start, ctx, fmt, line_end if loose else None)
+            except ToolCallParseError:
+                if not loose:
+                    raise
+                pos = line_end + 1  # "[Note (see below)]": prose
+                continue
+            calls.extend(found)
+        attempted = True
         pos = end
     return calls, attempted
+
+
+def _python_at(text: str, start: int, ctx: Context, fmt: str, stop: int | None = None) -> tuple[list[Call], int]:
+    """The Python call or list of calls that begins at ``start`` (after backticks and spaces)
+    and closes before ``stop``, and where it ends."""
+    while start < len(text) and text[start] in "` \t":
+        start += 1
+    end = _balanced_end(text, start, fmt, stop)
+    expr = text[start:end]
+    return _calls_from_expr(_parse_expr(expr, fmt), ctx, fmt, expr, dicts=False), end
 
 
 def _read_block_plain(body: str, ctx: Context, fmt: str, json_calls: bool) -> tuple[list[Call], bool]:
@@ -992,7 +1058,47 @@ def _calls_from_json(text: str, fmt: str, ctx: Context) -> list[Call]:
     """Calls from JSON text, read as the decoded value would be (a message's text ``content``
     through the auto reader, as :func:`read_any` reads it)."""
     values = _json_values(text, fmt)
-    return coerce_structured(values[0] if len(values) == 1 else values, fmt=fmt, parse_text=lambda t: read_content(t, ctx))
+    value = values[0] if len(values) == 1 else values
+    if structured_answer(value, ctx):
+        return []
+    return coerce_structured(value, fmt=fmt, parse_text=lambda t: read_content(t, ctx))
+
+
+#: Keys by which a JSON object is a call, a message or a tool call's wrapper, never an answer.
+_CALL_SHAPE_KEYS = frozenset({"arguments", "parameters", "input", "args", "function", "tool_calls",
+                              "function_call", "content", "role"})
+
+
+def structured_answer(value: Any, ctx: Context) -> bool:
+    """Is ``value`` (JSON decoded out of model output) a structured answer, not a call (SPEC §2)?
+    Only when schemas are known (``ctx.is_tool``): an object with no arguments key (nor a
+    message's or tool call's) whose name — its ``"name"``, or a sole key for BFCL's
+    ``{name: {args}}`` — is no listed tool, or a non-empty list of such objects.
+
+    Examples
+    --------
+    >>> ctx = Context(is_tool=lambda name: name == "get_weather")
+    >>> structured_answer({"name": "Marie Curie"}, ctx), structured_answer({"capital": "Lima"}, ctx)
+    (True, True)
+    >>> structured_answer({"name": "get_weather"}, ctx), structured_answer({"name": "x", "arguments": {}}, ctx)
+    (False, False)
+    >>> structured_answer({"name": "Marie Curie"}, Context())  # no schema known: read as a call
+    False
+    """
+    is_tool = ctx.is_tool
+    if is_tool is None:
+        return False
+    items = value if isinstance(value, list) else [value]
+    return bool(items) and all(_answer_object(item, is_tool) for item in items)
+
+
+def _answer_object(obj: Any, is_tool: Callable[[str], bool]) -> bool:
+    if not isinstance(obj, dict) or not obj or not _CALL_SHAPE_KEYS.isdisjoint(obj):
+        return False
+    if "name" in obj:
+        name = obj["name"]
+        return not (isinstance(name, str) and is_tool(name))
+    return len(obj) > 1 or not is_tool(next(iter(obj)))
 
 
 def read_json(text: str, ctx: Context) -> list[Call]:
@@ -1623,6 +1729,8 @@ def _reference_text(text: str, reader: Reader, ctx: Context, fmt: Any) -> list[C
 
 # "[]" and then nothing on its line but a comment or a closing tag or token ("[](url)", "[][" are not it)
 _EMPTY_LIST = re.compile(r"\[\s*\][ \t]*(?:$|\r?\n|#|<)")
+# a Markdown fence (its opening line, any info string) whose body is "[]" and nothing else
+_FENCED_EMPTY_LIST = re.compile(r"^[ \t]*```[^`\n]*\n[ \t\r\n]*\[[ \t\r\n]*\][ \t\r\n]*```", re.MULTILINE)
 
 
 def _says_no_call(text: str, fmt: Any) -> bool:
@@ -1632,11 +1740,14 @@ def _says_no_call(text: str, fmt: Any) -> bool:
     lines, a comment or a closing tag or token (``<think>…</think>\\n[]``, ``[]  # no call``;
     not ``[](url)``) — or right after a call marker of the format
     read (``[TOOL_CALLS][]``, ``<tool_call>[]</tool_call>``, ``functools[]``; for Harmony, the
-    final channel's message: ``<|channel|>final<|message|>[]``). Anything else that reads as no
-    call (prose, reasoning alone, a Harmony answer in words) is not read as "no call": it may
-    be calls in a format the reader does not know.
+    final channel's message: ``<|channel|>final<|message|>[]``), or a Markdown fence holds
+    ``[]`` and nothing else, wherever it stands (``Sure!\\n```json\\n[]\\n````). Anything else
+    that reads as no call (prose, reasoning alone, a Harmony answer in words) is not read as
+    "no call": it may be calls in a format the reader does not know.
     """
     t = prepare_text(text).lstrip()
+    if "```" in t and _FENCED_EMPTY_LIST.search(t) is not None:
+        return True
     hit = REGISTRY.find_marker(t)
     if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in REGISTRY.family(hit[0]).names):
         if hit[0] == "harmony":

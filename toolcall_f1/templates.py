@@ -14,7 +14,10 @@ without it (or with a version older than :data:`MIN_TRANSFORMERS`) an :class:`Im
 says what to install.
 
 A template reads ``tool_calls`` only where the template puts them; what it does not mark as
-a call is no call. Two rules keep that from becoming a silent misread:
+a call is no call. As a prediction format, its reading is cross-checked against ``"auto"`` on
+the same text (:mod:`toolcall_f1.reading`; SPEC §2): where they differ, ``"auto"``'s calls are
+used unless it finds none or cannot read the text, with a warning. Within the reader, these
+rules keep a template's reading from becoming a silent misread:
 
 - a template without a ``tool_calls`` field is refused (it could only ever read zero calls);
 - an output that ends inside a tool-call region whose template gives a closing delimiter is a
@@ -248,7 +251,17 @@ class TemplateReader:
         ToolCallParseError
             As :meth:`message`, and for ``tool_calls`` that are not calls.
         """
-        calls = self.message(text).get(TOOL_FIELD)
+        return self.calls_of(self.message(text))
+
+    def calls_of(self, message: Mapping[str, Any]) -> list[Call]:
+        """The calls of a message this reader returned: its ``tool_calls``, coerced.
+
+        Raises
+        ------
+        ToolCallParseError
+            For ``tool_calls`` that are not calls.
+        """
+        calls = message.get(TOOL_FIELD)
         if calls is None or calls == []:
             return []
         return coerce_structured(calls, fmt=self.name)

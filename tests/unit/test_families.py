@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -430,3 +431,52 @@ def test_a_mistral_name_cut_short_at_the_end_is_a_parse_error() -> None:
         assert parse_calls("[TOOL_CALLS]get_wea", format=fmt) == [Call("get_wea", {})]
         assert parse_calls("[TOOL_CALLS]get_wea\n[TOOL_CALLS]get_weather", format=fmt, tools=tools) == [
             Call("get_wea", {}), Call("get_weather", {})]
+
+
+# --- issue 26 item 2: a parameter whose schema allows a string keeps the text written
+
+OPTIONAL_STR = [
+    {"type": ["string", "null"]},
+    {"anyOf": [{"type": "string"}, {"type": "null"}]},  # Pydantic's Optional[str]
+    {"oneOf": [{"type": "integer"}, {"type": "string"}]},
+    {"type": ["integer", "string"]},
+]
+
+
+def _xml_forms(value: str) -> dict[str, str]:
+    return {
+        "qwen3_coder": f"<tool_call>\n<function=lookup>\n<parameter=code>\n{value}\n</parameter>\n</function>\n</tool_call>",
+        "glm45": f"<tool_call>lookup\n<arg_key>code</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>",
+        "minimax_m2": f'<minimax:tool_call>\n<invoke name="lookup">\n<parameter name="code">{value}</parameter>\n</invoke>\n</minimax:tool_call>',
+        "deepseek_v32": (f'<{DSML}function_calls>\n<{DSML}invoke name="lookup">\n<{DSML}parameter name="code" string="true">'
+                         f"{value}</{DSML}parameter>\n</{DSML}invoke>\n</{DSML}function_calls>"),
+    }
+
+
+def _lookup_tools(code_schema: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"name": "lookup", "parameters": {"type": "object", "properties": {"code": code_schema}}}]
+
+
+@pytest.mark.parametrize("schema", OPTIONAL_STR, ids=str)
+@pytest.mark.parametrize("fmt", ["qwen3_coder", "glm45", "minimax_m2", "deepseek_v32"])
+def test_a_parameter_that_allows_a_string_keeps_the_text(fmt: str, schema: dict[str, Any]) -> None:
+    text = _xml_forms("12345")[fmt]
+    for f in (fmt, "auto"):
+        assert parse_calls(text, format=f, tools=_lookup_tools(schema)) == [Call("lookup", {"code": "12345"})]
+    nulls = "null" in str(schema)
+    got = parse_calls(_xml_forms("null")[fmt], format=fmt, tools=_lookup_tools(schema))
+    assert got == [Call("lookup", {"code": None if nulls else "null"})]
+
+
+@pytest.mark.parametrize("fmt", ["qwen3_coder", "glm45", "minimax_m2"])
+def test_a_parameter_without_string_reads_json_of_an_allowed_type_else_text(fmt: str) -> None:
+    tools = _lookup_tools({"type": ["integer", "null"]})
+    read = {v: parse_calls(_xml_forms(v)[fmt], format=fmt, tools=tools)[0].arguments["code"] for v in ("7", "null", "1.5", '"7"', "[1]")}
+    assert read == {"7": 7, "null": None, "1.5": "1.5", '"7"': '"7"', "[1]": "[1]"}
+    number = _lookup_tools({"anyOf": [{"type": "number"}, {"type": "boolean"}]})
+    read = {v: parse_calls(_xml_forms(v)[fmt], format=fmt, tools=number)[0].arguments["code"] for v in ("7", "2.5", "true", "null")}
+    assert read == {"7": 7, "2.5": 2.5, "true": True, "null": "null"}
+    # no type declared, an undeclared parameter, no schema: JSON when it parses, else text
+    for tools in (_lookup_tools({"description": "any"}), _lookup_tools({"type": "string"})[:0] or None,
+                  [{"name": "lookup", "parameters": {"type": "object", "properties": {}}}]):
+        assert parse_calls(_xml_forms("7")[fmt], format=fmt, tools=tools)[0].arguments["code"] == 7

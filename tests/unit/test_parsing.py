@@ -224,3 +224,41 @@ def test_an_empty_list_on_its_own_line_then_prose(text: str, expected: list[Call
     """``[]`` (no call) then an explanation with parentheses was a parse error (found by the
     two-formats property test)."""
     assert parse_calls(text) == expected
+
+
+# --- issue 26 item 13: a structured answer is not a call (when schemas are known)
+
+ANSWER_TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+ANSWERS = [
+    '{"name": "Marie Curie"}',
+    '{"capital": "Lima"}',
+    '{"answer": "Paris"}',
+    '{"name": "Marie Curie", "born": 1867}',
+    '{"type": "person", "name": "Alice"}',
+    '{"result": {"capital": "Lima"}}',
+    '[{"name": "Alice"}, {"name": "Bob"}]',
+    'Here it is: {"name": "Alice"}',
+    'Sure!\n```json\n{"name": "Marie Curie", "field": "physics"}\n```',
+]
+
+
+@pytest.mark.parametrize("text", ANSWERS)
+def test_a_structured_answer_is_zero_calls_when_schemas_are_known(text: str) -> None:
+    assert parse_calls(text, tools=ANSWER_TOOLS) == []
+    if text.startswith(("{", "[")):
+        assert parse_calls(text, format="json", tools=ANSWER_TOOLS) == []
+    score = ToolCallMetric(tools=ANSWER_TOOLS)(text, [])
+    assert (score.f1, score.parse_error) == (1.0, None)
+
+
+def test_json_naming_a_listed_tool_or_holding_arguments_stays_a_call() -> None:
+    tools = ANSWER_TOOLS
+    assert parse_calls('{"name": "get_weather"}', tools=tools) == [Call("get_weather", {})]
+    assert parse_calls('{"get_weather": {"city": "Paris"}}', tools=tools) == [Call("get_weather", {"city": "Paris"})]
+    assert parse_calls('{"name": "search", "arguments": {"q": "x"}}', tools=tools) == [Call("search", {"q": "x"})]
+    assert parse_calls('{"name": "search", "parameters": {}}', format="json", tools=tools) == [Call("search", {})]
+    assert parse_calls('[{"name": "get_weather"}, {"name": "Alice"}]', tools=tools) == [Call("get_weather", {}), Call("Alice", {})]
+    # without schemas, as before: a bare name is a call, a lone key with a text value a parse error
+    assert parse_calls('{"name": "Marie Curie"}') == [Call("Marie Curie", {})]
+    with pytest.raises(ToolCallParseError):
+        parse_calls('{"capital": "Lima"}')

@@ -277,3 +277,24 @@ REASONING_TAGS_AS_DATA = [
 @pytest.mark.parametrize("text,expected", REASONING_TAGS_AS_DATA)
 def test_a_reasoning_tag_inside_a_call_is_data(text: str, expected: list[Call]) -> None:
     assert parse_calls(text) == expected
+
+
+# --- a list of calls written with spaces, after prose (noticed in session 8)
+
+@pytest.mark.parametrize("fmt", ["auto", "python"])
+def test_a_spaced_call_list_after_prose_is_read_like_the_unspaced_one(fmt: str) -> None:
+    """``'Sure.\\n[ f ( x = 1 ) ]'`` read zero calls while ``'Sure.\\n[f(x=1)]'`` read the call."""
+    f, g = Call("f", {"x": 1}), Call("g", {"y": 2})
+    assert parse_calls("Sure.\n[ f ( x = 1 ) ]", format=fmt) == [f] == parse_calls("Sure.\n[f(x=1)]", format=fmt)
+    assert parse_calls("I will call [ f (x=1) ] and then [ g ( y = 2 ) ].", format=fmt) == [f, g]
+    # a bracket in prose that is no list of calls stays prose (it is read only when it is calls)
+    assert parse_calls("See [Note (important)] here.\n[ g ( y = 2 ) ]", format=fmt) == [g]
+    assert parse_calls("See [Note (important)] and [ref (2020)].", format=fmt) == []
+
+
+@pytest.mark.parametrize("unit", ["[ a (x) ]\n", "Note [ a ( b ) ] c\n", "w (x) [ a ( b ) ]\n"])
+def test_prose_with_many_spaced_brackets_is_linear(unit: str) -> None:
+    text = "Sure.\n" + unit * (400_000 // len(unit))
+    start = time.perf_counter()
+    assert parse_calls(text) == []
+    assert time.perf_counter() - start < 10  # a hang guard (a first fix took minutes), not a timing claim

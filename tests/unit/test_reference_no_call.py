@@ -24,9 +24,13 @@ EMPTY_LISTS = [
     ("functools[]", "phi4_mini"),
     ("<|channel|>analysis<|message|>Nothing to call.<|end|><|start|>assistant<|channel|>final<|message|>[]<|return|>", "harmony"),
     ("<|channel|>final<|message|>[]<|return|>", "auto"),
+    # issue 26 item 19: a fenced empty list after prose (or with prose after it)
+    ("Sure!\n```json\n[]\n```", "auto"),
+    ("Sure!\n```\n[ ]\n```\nNothing to call.", "auto"),
 ]
 EMPTY_IDS = ["think-then-list", "mistral", "mistral-end-token", "comment", "comment-python", "list-then-prose",
-             "hermes-block", "llama", "phi4-functools", "harmony-final", "harmony-final-auto"]
+             "hermes-block", "llama", "phi4-functools", "harmony-final", "harmony-final-auto", "prose-then-fenced-list",
+             "fenced-list-between-prose"]
 
 
 @pytest.mark.parametrize(("text", "fmt"), EMPTY_LISTS, ids=EMPTY_IDS)
@@ -46,9 +50,10 @@ def test_a_reference_writing_an_empty_list_of_calls_expects_none(text: str, fmt:
      ("None", "auto"),  # Python's None is no list of calls (JSON null is: it is read as decoded)
      ("I would call it with [] as the list.", "auto"),  # prose mentioning a list
      ("[TOOL_CALLS][]", "hermes"),  # another family's marker: the format named is not the text's
-     ("get_items filters=[]", "auto")],  # a format no reader knows, with an empty list in it
+     ("get_items filters=[]", "auto"),  # a format no reader knows, with an empty list in it
+     ("Sure!\n```\nget_items filters=[]\n```", "auto")],  # a fence holding more than the empty list
     ids=["reasoning-only", "harmony-answer-in-words", "harmony-analysis", "python-none", "prose",
-         "other-family", "unknown-format"],
+         "other-family", "unknown-format", "fence-with-more"],
 )
 def test_text_from_which_no_call_can_be_read_still_raises(text: str, fmt: str) -> None:
     with pytest.raises(ToolCallParseError, match=r"^references\[1\]: .*no call can be read from this reference text"):

@@ -86,7 +86,12 @@ def test_long_outputs_read_in_pieces_equal_transformers_one_shot(name: str) -> N
     expected = transformers_calls(text, template)
     assert len(text) > 8 * 1024
     assert len(expected) >= 40 if name != "cohere" else len(expected) == 1  # cohere: no repeats
-    assert parse_calls(text, format=template) == expected
+    assert TemplateReader(template)(text) == expected
+    if name != "cohere":
+        assert parse_calls(text, format=template) == expected
+    else:  # the template reads the first of 40 action blocks, "auto" all of them: "auto"'s stand
+        with pytest.warns(ToolCallWarning, match="used \"auto\"'s calls"):
+            assert parse_calls(text, format=template) == parse_calls(text) != expected
 
 
 def test_a_template_carried_by_an_object_or_as_a_reader_reads_the_same() -> None:
@@ -267,13 +272,15 @@ def test_make_compute_metrics_uses_the_tokenizers_template() -> None:
     assert tok.parse_response(preds[0][preds[0] != -100].tolist(), prefix="")["tool_calls"][0][
         "function"] == {"name": "get_weather", "arguments": {"city": "Paris", "days": 3}}
     compute_metrics = make_compute_metrics(tok, references=[GOLD, GOLD], metric=ToolCallMetric())
-    with pytest.warns(ToolCallWarning, match=NO_INPUTS):  # rows without EvalPrediction.inputs
-        scores = compute_metrics((preds, preds))
+    # the decoded words stand between spaces: the template strips them, "auto" keeps ' Paris ' (and is used)
+    spaced = "\"auto\" read \\[get_weather\\(city=' Paris '"
+    with pytest.warns(ToolCallWarning, match=NO_INPUTS), pytest.warns(ToolCallWarning, match=spaced):
+        scores = compute_metrics((preds, preds))  # (rows without EvalPrediction.inputs)
     assert (scores["tp"], scores["fp"], scores["fn"], scores["num_parse_errors"]) == (1.0, 0.0, 1.0, 1)
     assert f"pred:{TemplateReader(tok)}" in compute_metrics.signature
     # the evaluate module by default, too
     pytest.importorskip("evaluate")
-    with pytest.warns(ToolCallWarning, match=NO_INPUTS):
+    with pytest.warns(ToolCallWarning, match=NO_INPUTS), pytest.warns(ToolCallWarning, match=spaced):
         assert make_compute_metrics(tok, references=[GOLD, GOLD])((preds, preds))["tp"] == 1.0
 
 
@@ -332,3 +339,66 @@ def test_cli_reads_predictions_with_a_template_file(tmp_path: Path, capsys: pyte
     bad.write_text(json.dumps({"start_anchor": "<a>", "fields": {"content": {}}}), "utf-8")
     assert main([*base, "--response-template", str(bad)]) == 2
     assert f"{bad}: prediction_format: the response template has no 'tool_calls' field" in capsys.readouterr().err
+
+
+# -- the template's reading cross-checked against "auto" (issue 26 item 12, SPEC §2) ----------
+
+WEATHER = {"city": "Paris"}
+CROSS_CHECKED = [
+    # transformers' gpt-oss pattern stops the name at "-": the template reads a call to `get`
+    ("gpt_oss", '<|channel|>commentary to=functions.get-weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>',
+     [("get-weather", WEATHER)], "read \\[get\\(city='Paris'\\)\\]"),
+    # Qwen3's: a name with "-" reads as nothing, a parameter with "-" is dropped
+    ("qwen3", "<tool_call>\n<function=get-weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+     [("get-weather", WEATHER)], "read no call"),
+    ("qwen3", "<tool_call>\n<function=get_weather>\n<parameter=zip-code>\n75001\n</parameter>\n<parameter=city>\nParis\n"
+              "</parameter>\n</function>\n</tool_call>",
+     [("get_weather", {"zip-code": 75001, "city": "Paris"})], "read \\[get_weather\\(city='Paris'\\)\\]"),
+    # a Hermes JSON block under Qwen3's template: nothing read by the template
+    ("qwen3", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+     [("get_weather", WEATHER)], "read no call"),
+]
+
+
+@pytest.mark.parametrize("name, text, calls, template_read", CROSS_CHECKED, ids=["gpt-oss-dash", "qwen3-dash-name",
+                         "qwen3-dash-parameter", "qwen3-hermes-json"])
+def test_a_template_that_misreads_gives_way_to_auto_with_a_warning(
+    name: str, text: str, calls: list[Any], template_read: str
+) -> None:
+    template = TEMPLATES[name]
+    assert TemplateReader(template)(text) != coerce_structured(calls)  # the template alone misreads
+    with pytest.warns(ToolCallWarning, match=template_read + ".*used \"auto\"'s calls") as seen:
+        assert parse_calls(text, format=template) == coerce_structured(calls) == parse_calls(text)
+    assert str(TemplateReader(template)) in str(seen[0].message) and repr(text[:20])[:-1] in str(seen[0].message)
+    metric = ToolCallMetric(prediction_format=template)
+    with pytest.warns(ToolCallWarning, match="used \"auto\"'s calls"):
+        assert metric(text, calls).exact
+
+
+def _toy_template(content: dict[str, Any]) -> dict[str, Any]:
+    """A template for a marker "auto" does not know: ``<<call>>[{"tool": ..., "args": {...}}]<</call>>``."""
+    calls = {"open": "<<call>>", "close": "<</call>>", "content": "json", "transform_each": True,
+             "transform": {"type": "function", "function": {"name": "{tool}", "arguments": "{args}"}}}
+    return {"start_anchor_pattern": "^", "fields": {"content": content, "tool_calls": calls}}
+
+
+def test_when_auto_finds_no_call_or_cannot_read_the_templates_calls_stand() -> None:
+    template = _toy_template({"content": "text"})
+    text = 'Sure. <<call>>[{"tool": "f", "args": {"a": 1}}]<</call>>'
+    f = coerce_structured([("f", {"a": 1})])
+    assert TemplateReader(template)(text) == f and parse_calls(text) == []
+    with pytest.warns(ToolCallWarning, match=r"read \[f\(a=1\)\].*\"auto\" read \[\]; used the template's calls"):
+        assert parse_calls(text, format=template) == f
+    with pytest.warns(ToolCallWarning, match="\"auto\" could not read it; used the template's calls"):
+        assert parse_calls(text + "\n[g(a=1+1)]", format=template) == f
+
+
+def test_where_the_template_finds_no_tool_call_its_content_is_read_under_auto() -> None:
+    template = _toy_template({"open": "<r>", "close": "</r>"})  # text outside <r>...</r> is dropped
+    text = "x(1+1) <r>Sure.\n[f(a=1)]</r>"
+    assert TemplateReader(template)(text) == []
+    with pytest.raises(ToolCallParseError):
+        parse_calls(text)  # "auto" on the whole text: a call it cannot read
+    with pytest.warns(ToolCallWarning, match="\"auto\" could not read it; used the template's calls"):
+        assert parse_calls(text, format=template) == coerce_structured([("f", {"a": 1})])
+    assert parse_calls("<r>Sure.\n[f(a=1)]</r>", format=template) == coerce_structured([("f", {"a": 1})])
