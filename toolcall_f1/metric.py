@@ -654,6 +654,7 @@ class ToolCallMetric:
         if confidence_level is not None or pass_k is not None or groups is not None:
             if confidence_level is not None:
                 check_interval(confidence_level, n_resamples, seed)
+                confidence_level, n_resamples, seed = plain_json([confidence_level, n_resamples, seed])  # numpy's too
             predictions = predictions if isinstance(predictions, Sized) else list(predictions)
             references = references if isinstance(references, Sized) else list(references)
             units, keys = Units(), unit_keys(groups, references)
@@ -812,10 +813,9 @@ def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
 
 
 def _no_call_text(prediction: Any, toolset: ToolSet) -> bool:
-    """Is a prediction that a named format could not read text that ``"auto"`` reads as no
-    call (prose: an abstention, SPEC §8b), rather than an attempt to call?"""
-    if not isinstance(prediction, str):
-        return False
+    """Is a prediction that a named format could not read one that ``"auto"`` reads as no
+    call (prose, or a message whose content is prose: an abstention, SPEC §8b), rather than an
+    attempt to call? The same rule for text and for text inside a message (one input, one number)."""
     try:
         return not read_any(prediction, "auto", _reader_context(toolset))
     except ToolCallParseError:

@@ -12,6 +12,7 @@ there are (the draws are the same as one draw of the whole matrix).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -169,11 +170,11 @@ def _resampled(sums: Any, n: int, seed: int) -> Any:
 def check_interval(level: float, n: int, seed: int) -> None:
     """Refuse interval settings SPEC §8b does not allow: a level outside (0, 1), a number of
     resamples that is no positive integer, a seed that is no integer (each a ValueError naming it)."""
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise ValueError(f"confidence_level: expected a number between 0 and 1 (exclusive), got {level!r}")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"n_resamples: expected a positive integer, got {n!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ValueError(f"seed: expected an integer, got {seed!r}")
 
 
@@ -338,17 +339,19 @@ def pass_k(groups: Sequence[tuple[Hashable, int, int]], ks: Sequence[int]) -> di
     """
     if not groups:
         raise ValueError("pass_k needs groups (groups= or a reference's \"group\" key): none were given")
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence):
+        raise ValueError(f"pass_k: expected a sequence of positive integers such as (1, 2, 4), got {ks!r}")
     out: dict[str, float] = {}
     for k in ks:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
             raise ValueError(f"pass_k: every k must be a positive integer, got {k!r}")
         at = power = 0.0
         for group, n, c in groups:
             if n < k:
                 raise ValueError(f"pass_k: group {group!r} has {n} example{'s' * (n != 1)}, fewer than k={k}")
-            total = math.comb(n, k)
-            at += 1 - math.comb(n - c, k) / total
-            power += math.comb(c, k) / total
-        out[f"pass@{k}"] = at / len(groups)
-        out[f"pass^{k}"] = power / len(groups)
+            total = math.comb(n, int(k))
+            at += 1 - math.comb(n - c, int(k)) / total
+            power += math.comb(c, int(k)) / total
+        out[f"pass@{int(k)}"] = at / len(groups)
+        out[f"pass^{int(k)}"] = power / len(groups)
     return out

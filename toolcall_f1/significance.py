@@ -7,11 +7,19 @@ examples' counts (:func:`~toolcall_f1.resampling.compare_units`). Nothing is sco
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .metric import ToolCallMetric, unit_keys
+from .calls import ToolCallWarning
+from .metric import ToolCallMetric, mostly_unreadable, unit_keys
+from .plain import plain_json
 from .resampling import TESTS, Units, check_interval, compare_units
+from .settings import Settings, keyword_error
+
+#: Fewer resampling units than this make a paired test say little: ``compare`` warns
+#: (percentile intervals are too narrow there too: README, "Is the difference real?").
+FEW_UNITS = 10
 
 __all__ = ["compare"]
 
@@ -74,12 +82,20 @@ def compare(
     ...
     ValueError: compare: system 'short' has 3 predictions for 40 references
     """
+    if not isinstance(systems, Mapping):
+        raise TypeError(f"compare: systems must map each system's name to its predictions, the baseline first "
+                        f"({{'baseline': [...], 'new': [...]}}), got {type(systems).__name__}")
     if not systems:
         raise ValueError("compare: no systems given (a mapping of name -> predictions, the baseline first)")
     if test not in TESTS:
         raise ValueError(f"test: unknown value {test!r}; expected one of {', '.join(map(repr, TESTS))}")
     n = TESTS[test] if n_resamples is None else n_resamples
     check_interval(confidence_level, n, seed)
+    confidence_level, n, seed = plain_json([confidence_level, n, seed])  # numpy's numbers as the plain ones
+    for key in settings:
+        if key not in Settings.names():
+            raise keyword_error("compare()", key, (*Settings.names(), "test", "n_resamples", "seed",
+                                                   "confidence_level", "groups"))
     metric = ToolCallMetric(**settings)
     references = list(references)
     keys = unit_keys(groups, references)
@@ -91,10 +107,20 @@ def compare(
             raise ValueError(f"compare: system {name!r} has {len(predictions)} predictions for "
                              f"{len(references)} references")
         u = units[name] = Units()
+        errors = 0
         for i, score in enumerate(metric.scores(predictions, references, details=False)):
             u.add(score.tp, score.fp, score.fn, score.exact, keys[i])
+            errors += score.parse_error is not None
             if score.tools_digest:
                 digests.add(score.tools_digest)
+        if mostly_unreadable(errors, len(predictions)):
+            warnings.warn(f"compare: {errors} of {len(predictions)} predictions of system {name!r} could not be "
+                          f"read (parse errors, scored as no calls): is prediction_format right?",
+                          ToolCallWarning, stacklevel=2)
+    if len(next(iter(units.values()))) < FEW_UNITS:
+        warnings.warn(f"compare: only {len(next(iter(units.values())))} resampling units (examples or groups): "
+                      "too few for a paired test to mean anything (with one unit every resample is the same, and "
+                      "the bootstrap's p sits at its floor); score more examples", ToolCallWarning, stacklevel=2)
     out = compare_units(units, test=test, n_resamples=n, seed=seed, confidence_level=confidence_level)
     extra = [f"test:{test}", f"n:{n}", f"seed:{seed}"] + ["groups:yes"] * bool(next(iter(units.values())).grouped)
     signature = metric.settings.signature(digests, extra)

@@ -67,3 +67,13 @@ def test_tallies_merge_coverage_and_decisions_exactly() -> None:
     for i, (p, g) in enumerate(zip(PREDS, REFS)):
         (a if i % 2 else b).add(m(p, g))
     assert (a + b).result(m.signature()) == m.compute(PREDS, REFS)
+
+
+def test_prose_is_an_abstention_however_it_is_wrapped() -> None:
+    """One input, one number: prose under a named format is the same decision as text, as a
+    message's content, as text blocks, or in a list of messages."""
+    shapes = ["Hello", {"role": "assistant", "content": "Hello"},
+              {"role": "assistant", "content": [{"type": "text", "text": "Hello"}]},
+              [{"role": "assistant", "content": "Hello"}]]
+    r = ToolCallMetric(prediction_format="bfcl").compute(shapes, [[]] * 4)
+    assert r["call_decision"]["unexpected_not_called"] == 4

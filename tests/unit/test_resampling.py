@@ -207,3 +207,27 @@ def test_a_reference_given_as_json_text_carries_its_group() -> None:
     want = ToolCallMetric().compute(PREDS, keyed, confidence_level=0.95, pass_k=(1, 2))
     got = ToolCallMetric().compute(PREDS, as_text, confidence_level=0.95, pass_k=(1, 2))
     assert got["ci"] == want["ci"] and got["pass_k"] == want["pass_k"] and "groups:yes" in got["signature"]
+
+
+def test_compare_warns_where_its_numbers_say_little_and_names_its_mistakes() -> None:
+    from toolcall_f1 import ToolCallWarning
+
+    with pytest.warns(ToolCallWarning, match="only 1 resampling units"):  # one unit: p at its floor
+        compare({"a": ["[h()]"], "b": ["[f(a=1)]"]}, [[("f", {"a": 1})]])
+    broken = ["[f(x=" for _ in range(60)]
+    with pytest.warns(ToolCallWarning, match="60 of 60 predictions of system 'broken' could not be read"):
+        compare({"base": PREDS, "broken": broken}, REFS)
+    with pytest.raises(TypeError, match="compare: systems must map each system's name to its predictions"):
+        compare([PREDS, PREDS], REFS)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="compare\\(\\) got an unexpected keyword argument 'levl'; did you mean 'level'"):
+        compare({"a": PREDS}, REFS, levl="arg")
+
+
+def test_numpy_numbers_are_read_as_the_plain_ones() -> None:
+    want = ToolCallMetric().compute(PREDS, REFS, confidence_level=0.9, n_resamples=50, seed=3)
+    got = ToolCallMetric().compute(PREDS, REFS, confidence_level=np.float32(0.9), n_resamples=np.int64(50),
+                                   seed=np.int64(3))
+    assert got["ci"]["f1"] == want["ci"]["f1"] and type(got["ci"]["level"]) is float
+    assert got["ci"]["level"] == 0.9 and got["signature"] == want["signature"]  # float32 as the decimal it holds
+    with pytest.raises(ValueError, match="pass_k: expected a sequence of positive integers"):
+        ToolCallMetric().compute(PREDS, REFS, groups=[i // 6 for i in range(60)], pass_k=2)  # type: ignore[arg-type]
