@@ -462,6 +462,15 @@ what the numbers mean:
   num_parse_errors       predictions that could not be read (scored as no calls)
   hallucinated_tools     predicted calls to tools that the schemas do not declare
   hallucinated_args      predicted arguments that the schemas do not declare
+  superset_match         share of examples read whose gold calls are all matched exactly
+                         (the model made at least the gold calls)
+  subset_match           share of examples read whose predicted calls are all matched
+                         exactly (the model made only gold calls)
+  call_decision          examples by "gold has a call" x "model attempted one" (a parse
+                         error is an attempt): accuracy, relevance (called / expected),
+                         irrelevance (not called / not expected); unweighted
+  ... interval           with --confidence: percentile bootstrap intervals of the examples'
+                         counts (a reference's "group" resamples its group together)
   signature              every setting that produced the numbers: quote it with the score
 
 examples:
