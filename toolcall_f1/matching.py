@@ -800,12 +800,6 @@ def _with_unmatched(pairs: list[tuple[int, int, PairResult]], n: int, m: int,
     return pairs, [i for i in range(n) if i not in matched_p], [j for j in range(m) if j not in matched_g]
 
 
-def _chosen_result(group: NameGroup, results: list[list[PairResult]], a: int, b: int) -> PairResult:
-    """Step 4: a chosen pair of a group judged in full (or as judged in step 1, when it was
-    judged pair by pair), as the score holds it."""
-    return group.reported(results[a][b] if results else group.judge(a, b))
-
-
 
 @dataclass(frozen=True, slots=True)
 class Matcher:
@@ -928,7 +922,7 @@ class Matcher:
                 numbers = _numbers(results, {} if light else group.weight_units())
             chosen = self.assign(numbers, group)
         # 4. judge the chosen pairs
-        return [(a, b, _chosen_result(group, results, a, b)) for a, b in chosen]
+        return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
 
     def _judge_candidates(self, group: NameGroup, light: bool) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
         """Step 1: every candidate pair of a group judged — a large group by value keys, for
@@ -966,19 +960,23 @@ class Matcher:
             return [], list(range(len(preds))), list(range(len(golds)))
         units = _units(set().union(*(_group_weights(g.preds, g.golds, g.wspec) for _, _, g in groups)))
         judged, parts = [], []
-        for _, _, group in groups:
+        for _, _, group in groups:  # 1. judge every candidate pair, and read it as the objective
             group.units = units  # one scale for every tool of the example
             numbers, results = self._judge_candidates(group, exact_only)  # exact_only: the call level's
             judged.append(results)
             parts.append(_objective(numbers if numbers is not None else _numbers(results, {} if exact_only else units),
                                     group))
-        costs = _in_order_costs(parts, min(len(preds), len(golds)))
+        costs = _in_order_costs(parts, min(len(preds), len(golds)))  # 2. costs, in one scale
         kind = np.int64 if max(c.bound for c in costs) * (min(len(preds), len(golds)) + 1) < 2**62 else object
+        # 3. assign: the dynamic program, on gains (the costs negated) in exact integers
         chosen = _in_order(len(preds), len(golds), [(p, g, -c.exact(kind)) for (p, g, _), c in zip(groups, costs)])
         where_p = {i: (k, a) for k, (pidx, _, _) in enumerate(groups) for a, i in enumerate(pidx)}
         where_g = {j: b for pidx, gidx, _ in groups for b, j in enumerate(gidx)}
-        pairs = [(i, j, _chosen_result(groups[k][2], judged[k], a, where_g[j])) for i, j in chosen
-                 for k, a in (where_p[i],)]
+        pairs = []
+        for i, j in chosen:  # 4. judge the chosen pairs
+            (k, a), b = where_p[i], where_g[j]
+            group, results = groups[k][2], judged[k]
+            pairs.append((i, j, group.reported(results[a][b] if results else group.judge(a, b))))
         return _with_unmatched(pairs, len(preds), len(golds))
 
     def _match_exact(self, group: NameGroup) -> list[tuple[int, int, PairResult]] | None:
