@@ -88,6 +88,16 @@ def test_a_pair_that_costs_more_than_leaving_both_unpaired_is_not_taken() -> Non
     assert (strict.tp, strict.fp, strict.fn, len(strict.pairs)) == (1.0, 2.0, 2.0, 1)
 
 
+def test_at_equal_fp_fn_and_exact_pairs_the_most_tp_wins() -> None:
+    # f(x=1, y=1, z=5) against [f(x=[1, ""], y=[1, ""]), f(x=1)], arg level: either pair is
+    # inexact (z extra) and saves 4 of FP+FN; the first has TP 3, the second TP 2 — the trace
+    # back alone would take the last gold call
+    ref = [{"f": {"x": [1, ""], "y": [1, ""]}}, {"f": {"x": [1]}}]
+    s = ToolCallMetric("arg", order="strict", reference_format="bfcl")("[f(x=1, y=1, z=5)]", ref)
+    assert [(i, j) for i, j, _ in s.pairs] == [(0, 0)]
+    assert (s.tp, s.fp, s.fn) == (3.0, 1.0, 2.0)
+
+
 def test_pairs_are_of_one_name_after_the_name_canonicalizer() -> None:
     pred, gold = "[math.sqrt(x=4), b()]", [("math_sqrt", {"x": 4}), ("b", {})]
     assert _pairs(pred, gold) == [(1, 1)]
