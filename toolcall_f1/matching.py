@@ -20,6 +20,12 @@ of many repeated calls is judged and assigned over classes of identical calls; a
 group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead of pair by
 pair; and where only exactness is counted, a large group's exact pairs are found through an
 index and assigned alone. :func:`match_calls` is the public entry point.
+
+Under ``order="strict"`` (SPEC §5b) pairs must keep both orders, across tools too, so the
+unit is the whole example: every group's candidate pairs are judged (step 1) and read as the
+optimal matcher's objective in one exact scale (step 2), one dynamic program over both
+sequences of calls, a weighted longest common subsequence, chooses the pairs (step 3,
+:func:`_in_order`), and the chosen pairs are judged (step 4) — :meth:`Matcher._match_in_order`.
 """
 
 from __future__ import annotations
