@@ -4,7 +4,7 @@ The dynamic program finds the optimum: against every order-preserving set of pai
 none has a better §6 objective. Any order is a relaxation: where pairing never costs more than
 leaving both calls unpaired, strict never has fewer FP+FN than ``"any"`` with the optimal
 matcher. An in-order prediction scores alike under both. Scaling the weights changes no ratio
-and no pair.
+and no pair. Judging by value keys or pair by pair, with details or without, changes nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolcall_f1 import AnyOf, Call, ToolCallMetric
+from toolcall_f1 import AnyOf, Call, ToolCallMetric, match_calls
+from toolcall_f1.matching import Matcher
 
 NAMES = st.sampled_from(["s", "t", "u"])
 SMALL = st.sampled_from([1, 2, "a", "B", " b ", None, [1, 2]])
@@ -156,3 +157,16 @@ def test_scaling_weights_changes_no_ratio_and_no_pair(examples: list[tuple[list[
             return [[(p["pred"], p["gold"]) for p in d["pairs"]] for d in result["details"]]
 
         assert pairs(scaled) == pairs(base)
+
+
+@PROPS
+@given(example=examples(), level=LEVEL, weights=WEIGHTS)
+def test_judging_by_value_keys_or_pair_by_pair_chooses_the_same_pairs(example: tuple[list[Call], list[Call]],
+                                                                      level: str, weights: dict[str, Any]) -> None:
+    preds, golds = example
+    keyed = Matcher(level=level, order="strict", large_from=2)  # every group of two calls or more by value keys
+    by_pair = Matcher(level=level, order="strict", keyed=False)
+    assert repr(match_calls(preds, golds, weights=weights, matcher=keyed)) == repr(
+        match_calls(preds, golds, weights=weights, matcher=by_pair))
+    metric = ToolCallMetric(level, order="strict", weights=weights)
+    assert metric(preds, golds, details=False).counts == metric(preds, golds).counts
