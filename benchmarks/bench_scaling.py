@@ -14,6 +14,9 @@
     level the counts are decided by the exact pairs alone (found through an index, no n×n
     table), greedy and optimal; at argument level (optimal) every pair is still judged, so it
     runs to ``--exact-arg-max`` only. Each run in a fresh subprocess: wall time, CPU time, peak RSS.
+(e) In order: the same one example under ``order="strict"`` (SPEC §5b: one dynamic program over
+    both sequences of calls, O(n·m)), n = 256 and 2000, at call and argument level, details on
+    and off. Each run in a fresh subprocess: wall time, peak RSS, and the log-log growth.
 (b) N = 10k → 1M generated examples streamed through ``add_batch`` (batches of 1000) and one
     ``compute``, each size in a fresh subprocess so that its peak RSS
     (``resource.getrusage``) is its own; the RSS after the imports is subtracted.
@@ -21,6 +24,7 @@
     python benchmarks/bench_scaling.py [--max-group 512] [--stream-sizes 10000,100000,1000000]
                                        [--distinct-sizes 250,500,1000,2000] [--timeout 600]
                                        [--exact-sizes 1000,2000,4000,8000] [--exact-arg-max 2000]
+                                       [--order-sizes 256,2000]
 """
 
 from __future__ import annotations
@@ -269,6 +273,64 @@ def run_exact(sizes: list[int], arg_max: int = 2000, timeout: float = 600.0) -> 
     return {"markdown": markdown, "runs": runs}
 
 
+# --------------------------------------------------------------------------- (e) in order
+
+ORDER_CONFIGS = {"strict": ("call", False), "strict_details": ("call", True), "strict_arg": ("arg", False),
+                 "strict_arg_details": ("arg", True)}
+
+
+def _order_child(n: int, config: str) -> dict[str, Any]:
+    """One n×n example under ``order="strict"``, in this process: seconds and peak RSS."""
+    from toolcall_f1 import ToolCallMetric
+
+    level, details = ORDER_CONFIGS[config]
+    pred, gold = _group(n)
+    metric = ToolCallMetric(level, order="strict")
+    base = _peak_kib()
+    t0 = time.perf_counter()
+    result = metric.compute([pred], [gold], return_details=details)
+    return {"seconds": time.perf_counter() - t0, "peak_mib": _peak_kib() / 1024,
+            "grown_mib": (_peak_kib() - base) / 1024, "f1": result["f1"]}
+
+
+def run_order(sizes: list[int], timeout: float = 600.0) -> dict[str, Any]:
+    """Each (size, setting) under ``order="strict"`` in a fresh interpreter; the growth between sizes."""
+    runs: dict[str, list[dict[str, Any] | None]] = {name: [] for name in ORDER_CONFIGS}
+    for n in sizes:
+        for name in ORDER_CONFIGS:
+            try:
+                proc = subprocess.run(
+                    [sys.executable, str(Path(__file__).resolve()), "--order-child", f"{n}:{name}"],
+                    capture_output=True, text=True, timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                )
+            except subprocess.TimeoutExpired:
+                runs[name].append(None)
+                continue
+            if proc.returncode != 0:
+                raise RuntimeError(f"{n} calls in order, {name}, failed:\n{proc.stderr[-4000:]}")
+            runs[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    slopes = {name: _slope(sizes, [r["seconds"] if r else 0.0 for r in runs[name]]) for name in ORDER_CONFIGS}
+    rows = []
+    for i, n in enumerate(sizes):
+        row: list[Any] = [f"{n}×{n}"]
+        for name in ORDER_CONFIGS:
+            r = runs[name][i]
+            row += [f"> {timeout:.0f}", None, None] if r is None else [r["seconds"], slopes[name][i], r["peak_mib"]]
+        rows.append(row)
+    headers = ["calls"]
+    for name in ORDER_CONFIGS:
+        headers += [f"{name} s", "slope", "peak MiB"]
+    markdown = "\n\n".join([
+        "One example, n predicted × n gold calls to one tool (the group of (a)), `order=\"strict\"`: "
+        "every pair judged, then one dynamic program over both sequences (O(n·m)); `compute()` without "
+        "and with details, at call and argument level; each run in a fresh subprocess; seconds, slope "
+        "(log-log growth from the previous size: 2 = quadratic) and peak RSS of the process (MiB).",
+        table(headers, rows),
+    ])
+    print("\n== Scaling: calls in order (order=\"strict\") ==\n" + markdown, flush=True)
+    return {"markdown": markdown, "runs": runs, "slopes": slopes}
+
+
 # --------------------------------------------------------------------------- (b) streaming
 
 
@@ -386,7 +448,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per distinct-calls run")
     parser.add_argument("--exact-sizes", default="1000,2000,4000,8000")
     parser.add_argument("--exact-arg-max", type=int, default=2000)
+    parser.add_argument("--order-sizes", default="256,2000")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--order-child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--exact-child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--distinct-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -401,9 +465,14 @@ def main(argv: list[str] | None = None) -> None:
         n, config = args.distinct_child.split(":")
         print(json.dumps(_distinct_child(int(n), config)))
         return
+    if args.order_child is not None:
+        n, config = args.order_child.split(":")
+        print(json.dumps(_order_child(int(n), config)))
+        return
     run_groups(args.max_group, args.repeat)
     run_distinct([int(s) for s in args.distinct_sizes.split(",") if s], args.timeout)
     run_exact([int(s) for s in args.exact_sizes.split(",") if s], args.exact_arg_max, args.timeout)
+    run_order([int(s) for s in args.order_sizes.split(",") if s], args.timeout)
     run_stream([int(s) for s in args.stream_sizes.split(",") if s])
 
 

@@ -364,7 +364,7 @@ def render_table(result: Mapping[str, Any], *, digits: int = 4, source: str = ""
     superset_match      0.5000  (made at least the gold calls)
     subset_match        1.0000  (made only gold calls)
     call_decision       accuracy 0.5000, relevance 0.5000, irrelevance n/a  (1 called / 1 missed / 0 uncalled-for / 0 rightly not called)
-    signature           level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:...
+    signature           level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|v:...
     <BLANKLINE>
     tool  tp  fp  fn  precision  recall      f1
     f      1   0   0     1.0000  1.0000  1.0000
@@ -611,6 +611,10 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     )
     st.add_argument(
         "--matching", choices=Settings.allowed("matching"), default="greedy", help="how calls are paired (default greedy)"
+    )
+    st.add_argument(
+        "--order", choices=Settings.allowed("order"), default="any",
+        help="any: calls as a multiset (default); strict: pairs keep both orders",
     )
     st.add_argument(
         "--canonicalizer",

@@ -20,6 +20,12 @@ of many repeated calls is judged and assigned over classes of identical calls; a
 group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead of pair by
 pair; and where only exactness is counted, a large group's exact pairs are found through an
 index and assigned alone. :func:`match_calls` is the public entry point.
+
+Under ``order="strict"`` (SPEC §5b) pairs must keep both orders, across tools too, so the
+unit is the whole example: every group's candidate pairs are judged (step 1) and read as the
+optimal matcher's objective in one exact scale (step 2), one dynamic program over both
+sequences of calls, a weighted longest common subsequence, chooses the pairs (step 3,
+:func:`_in_order`), and the chosen pairs are judged (step 4) — :meth:`Matcher._match_in_order`.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ import numpy as np
 from .calls import Call, GoldCall, coerce_structured
 from .judge import EXACT_ONLY, INEXACT_ONLY, VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
 from .schema import ToolSet, ToolSpec
-from .settings import LEVELS, MATCHINGS, check_choice
+from .settings import LEVELS, MATCHINGS, ORDERS, check_choice
 from .values import KEYED_CANONICALIZERS, Canonicalizer, value_key
 
 __all__ = [
@@ -53,6 +59,7 @@ __all__ = [
     "DEFAULT_MATCHERS",
     "MATCHINGS",
     "LEVELS",
+    "ORDERS",
 ]
 
 
@@ -120,8 +127,18 @@ def _group_units(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpe
     """The exact integer image, ``w * D`` for the least common denominator ``D``, of every
     weight a group's pairs can involve: the tool weight, 1 (the name field) and the weight
     of every argument of every call."""
+    return _units(_group_weights(preds, golds, spec))
+
+
+def _group_weights(preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec) -> set[float]:
+    """Every weight a group's pairs can involve (:func:`_group_units`)."""
     keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
-    fracs = {w: _fraction(w) for w in {spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)}}
+    return {spec.weight, 1.0, *(spec.arg_weight(k) for k in keys)}
+
+
+def _units(weights: set[float]) -> dict[float, int]:
+    """Each weight as ``w * D``, for ``D`` the least common denominator of them all."""
+    fracs = {w: _fraction(w) for w in weights}
     denom = lcm(1, *(f.denominator for f in fracs.values()))
     return {w: f.numerator * (denom // f.denominator) for w, f in fracs.items()}
 
@@ -236,9 +253,18 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
     is the optimal matcher's objective at argument level (SPEC §6): fewest FP+FN, then most
     exact pairs, then most TP, then fewest FP — in exact integers. (At call level it is −1
     per exact pair: :func:`_optimal_costs`.)"""
-    exact = numbers.exact.astype(np.int64)
-    n, m = exact.shape
+    n, m = numbers.exact.shape
     k = min(n, m) if k is None else k
+    parts, wt = _arg_objective(numbers, preds, golds, spec, units)
+    return _objective_cost(parts, wt, _spans(k, wt * _most(parts[2]), wt * _most(parts[3])))
+
+
+def _arg_objective(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
+                   units: Mapping[float, int]) -> tuple[list[Any], int]:
+    """Per pair at argument level, what pairing its two calls changes against leaving both
+    unmatched — ``[FP+FN, exact pairs, TP, FP]`` — with the tool weight's units ``wt``, the
+    factor of every part but the exact pairs; exact integers."""
+    exact = numbers.exact.astype(np.int64)
     wt, name = units[spec.weight], units[1.0]
     # what leaving a call unmatched costs (its FP or FN): its name and arguments
     un_p = _int_array([name + sum(units[spec.arg_weight(a)] for a in p.arguments) for p in preds])[:, None]
@@ -249,12 +275,23 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
         parts = [p.astype(object) for p in parts]
     tp_args, fp_args, fn_args, un_p, un_g = parts
     # a pair's FP+FN, TP and FP, each against leaving its two calls unmatched (in units of wt)
-    errors, tp, fp = fp_args + fn_args - un_p - un_g, name + tp_args, fp_args - un_p
-    # spans that make any sum over k pairs order assignments by errors, then exact, tp, fp
-    m3 = 2 * k * wt * _most(fp) + 1
-    m2 = (2 * k * wt * _most(tp) + 1) * m3
-    m1 = (2 * k + 1) * m2
-    return Cost([errors, exact, tp, fp], [wt * m1, -m2, -wt * m3, wt])
+    return [fp_args + fn_args - un_p - un_g, exact, name + tp_args, fp_args - un_p], wt
+
+
+def _spans(k: int, tp_most: int, fp_most: int) -> tuple[int, int, int]:
+    """The factors that make any sum over at most ``k`` pairs order sets of pairs by FP+FN,
+    then exact pairs, TP and FP (:func:`_objective_cost`), given the largest TP and FP change
+    of one pair (in the cost's units)."""
+    m3 = 2 * k * fp_most + 1
+    m2 = (2 * k * tp_most + 1) * m3
+    return (2 * k + 1) * m2, m2, m3
+
+
+def _objective_cost(parts: Sequence[Any], wt: int, spans: tuple[int, int, int]) -> Cost:
+    """``[FP+FN, exact pairs, TP, FP]`` changes (:func:`_arg_objective`) as one exact cost,
+    lower better, compared in that order."""
+    m1, m2, m3 = spans
+    return Cost(parts, [wt * m1, -m2, -wt * m3, wt])
 
 
 def _optimal_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> Cost:
@@ -654,7 +691,106 @@ SOLVERS: Mapping[str, Solver] = {
 }
 
 
+# --------------------------------------------------------------------------- in order (SPEC §5b)
+
+
+def _objective(numbers: GroupNumbers, group: NameGroup) -> tuple[list[Any], int]:
+    """Per pair of a group, what pairing its two calls changes against leaving both unmatched
+    — ``[FP+FN, exact pairs, TP, FP]`` at the group's level — with the tool weight's units,
+    the factor of every part but the exact pairs (:func:`_arg_objective`). At call level an
+    exact pair turns the FP and FN of its two calls (``2·w_t``) into one TP (``w_t``); an
+    inexact one changes nothing."""
+    if group.level == "arg":
+        return _arg_objective(numbers, group.preds, group.golds, group.wspec, group.weight_units())
+    exact = numbers.exact.astype(np.int64)
+    return [-2 * exact, exact, exact, -exact], group.weight_units()[group.wspec.weight]
+
+
+def _in_order_costs(parts: Sequence[tuple[list[Any], int]], k: int) -> list[Cost]:
+    """Each group's objective changes (:func:`_objective`) as one exact cost, in one scale for
+    all of them: any sum over at most ``k`` pairs of any groups then orders sets of pairs as
+    SPEC §6's optimal objective does."""
+    spans = _spans(k, max(wt * _most(p[2]) for p, wt in parts), max(wt * _most(p[3]) for p, wt in parts))
+    return [_objective_cost(p, wt, spans) for p, wt in parts]
+
+
+def _in_order(n: int, m: int, blocks: Sequence[tuple[Sequence[int], Sequence[int], Any]]) -> Pairs:
+    """The set of pairs that keeps both orders (for pairs ``(i, j)``, ``(i', j')``: ``i < i'``
+    exactly when ``j < j'``) of greatest total gain: a weighted longest common subsequence of
+    the ``n`` predicted and ``m`` gold calls, by dynamic programming over prefixes (SPEC §5b).
+
+    ``blocks`` are the name groups, ``(prediction indices, gold indices, gain)``: predicted
+    call ``pidx[a]`` and gold call ``gidx[b]`` may pair, gaining ``gain[a, b]`` (exact
+    integers, ``int64`` or Python ints); calls in no common block never pair. Cell ``(i, j)``
+    holds the best gain of the first ``i`` predicted and first ``j`` gold calls. A row is
+    computed at once: each cell is the better of pairing ``i - 1`` with ``j - 1`` and leaving
+    predicted call ``i - 1`` unpaired, and then of that and leaving gold call ``j - 1``
+    unpaired — a running maximum along the row. Ties are broken tracing back from ``(n, m)``,
+    preferring, in this order, the pair, leaving gold call ``j - 1`` unpaired, leaving
+    predicted call ``i - 1`` unpaired. ``O(n·m)`` time and memory. Returns the pairs, sorted.
+    """
+    kind = blocks[0][2].dtype if blocks else np.int64
+    rows: list[tuple[Any, Any, Any] | None] = [None] * n  # per predicted call: its block's gold indices, gains
+    block_p, block_g = [-1] * n, [-2] * m
+    for k, (pidx, gidx, gain) in enumerate(blocks):
+        cols = np.asarray(gidx, dtype=np.int64)
+        for a, i in enumerate(pidx):
+            rows[i], block_p[i] = (cols, cols + 1, gain[a]), k
+        for j in gidx:
+            block_g[j] = k
+    best = np.zeros((n + 1, m + 1), dtype=kind)
+    for i in range(1, n + 1):
+        row = best[i - 1].copy()  # leaving predicted call i - 1 unpaired
+        if (found := rows[i - 1]) is not None:
+            cols, after, gains = found
+            row[after] = np.maximum(row[after], best[i - 1, cols] + gains)  # pairing it with gold call j - 1
+        np.maximum.accumulate(row, out=best[i])  # leaving gold call j - 1 unpaired
+    local_p = {i: a for pidx, _, _ in blocks for a, i in enumerate(pidx)}
+    local_g = {j: b for _, gidx, _ in blocks for b, j in enumerate(gidx)}
+    pairs: Pairs = []
+    i, j = n, m
+    while i and j:
+        here, k = best[i, j], block_p[i - 1]
+        if k == block_g[j - 1] and here == best[i - 1, j - 1] + blocks[k][2][local_p[i - 1], local_g[j - 1]]:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif here == best[i, j - 1]:
+            j -= 1
+        else:
+            i -= 1
+    return pairs[::-1]
+
+
 # --------------------------------------------------------------------------- the matcher
+
+
+def _name_groups(
+    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, canon: Canonicalizer, fill_defaults: bool,
+    level: str, exact_only: bool,
+) -> list[tuple[list[int], list[int], NameGroup]]:
+    """An example's calls by tool name (SPEC §5): ``(prediction indices, gold indices, group)``
+    for every name that both sides call, in the order of the first prediction of each."""
+    groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
+    for i, pcall in enumerate(preds):
+        groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
+    for j, gcall in enumerate(golds):
+        if (found := groups.get(toolset.name_canon(gcall.name))) is not None:
+            found[1].append(j)
+    return [(pidx, gidx, NameGroup([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
+                                   toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, level,
+                                   exact_only))
+            for key, (pidx, gidx) in groups.items() if gidx]
+
+
+def _with_unmatched(pairs: list[tuple[int, int, PairResult]], n: int, m: int,
+                    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
+    """An example's pairs sorted by (prediction, gold) index — unique, so a PairResult is
+    never compared — with the indices of the calls in none."""
+    pairs.sort()
+    matched_p = {i for i, _, _ in pairs}
+    matched_g = {j for _, j, _ in pairs}
+    return pairs, [i for i in range(n) if i not in matched_p], [j for j in range(m) if j not in matched_g]
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -667,6 +803,10 @@ class Matcher:
         The solver, a name in :data:`SOLVERS`: ``"greedy"`` or ``"optimal"``.
     level
         ``"call"`` or ``"arg"``: the FP+FN the optimal matcher minimises.
+    order
+        ``"any"`` (the calls as a multiset; ``matching`` chooses the pairs) or ``"strict"``
+        (only pairs that keep both orders, the set of them with the optimal objective whatever
+        ``matching`` says: SPEC §5b). The shortcuts serve ``"any"``.
     single
         Shortcut: a group of one prediction and one gold call is that pair (every call of
         the smaller side is paired), without numbers or a solver.
@@ -689,7 +829,7 @@ class Matcher:
     Raises
     ------
     ValueError
-        For an unknown ``matching`` or ``level``.
+        For an unknown ``matching``, ``level`` or ``order``.
 
     Examples
     --------
@@ -700,6 +840,11 @@ class Matcher:
     ...                         canon=str, fill_defaults=True)
     >>> [(i, j, r.exact) for i, j, r in pairs], up, ug
     ([(1, 0, True)], [0], [])
+    >>> pairs, up, ug = Matcher(order="strict").match([Call("a", {}), Call("b", {})],
+    ...     [GoldCall.from_call(Call("b", {})), GoldCall.from_call(Call("a", {}))], compile_tools([], {}),
+    ...     canon=str, fill_defaults=True)
+    >>> [(i, j) for i, j, _ in pairs], up, ug       # the pairs may not cross: b-b alone
+    ([(1, 0)], [0], [1])
     >>> Matcher("best")
     Traceback (most recent call last):
     ...
@@ -708,6 +853,7 @@ class Matcher:
 
     matching: str = "greedy"
     level: str = "call"
+    order: str = "any"
     single: bool = True
     forced_exact: bool = True
     classes: bool = True
@@ -718,6 +864,7 @@ class Matcher:
     def __post_init__(self) -> None:
         check_choice(self.matching, MATCHINGS, "matching")
         check_choice(self.level, LEVELS, "level")
+        check_choice(self.order, ORDERS, "order")
 
     def match(
         self, preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, *, canon: Canonicalizer,
@@ -730,6 +877,8 @@ class Matcher:
         the pairs are the same.
         """
         exact_only = not details and self.level == "call"
+        if self.order == "strict":
+            return self._match_in_order(preds, golds, toolset, canon, fill_defaults, exact_only)
         if self.single and len(preds) == len(golds) == 1:  # the commonest example: skip grouping
             key = toolset.name_canon(preds[0].name)
             if key != toolset.name_canon(golds[0].name):
@@ -737,24 +886,10 @@ class Matcher:
             group = NameGroup(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
                               fill_defaults, self.level, exact_only)
             return self.match_group(group), [], []
-        groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
-        for i, pcall in enumerate(preds):
-            groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
-        for j, gcall in enumerate(golds):
-            if (found := groups.get(toolset.name_canon(gcall.name))) is not None:
-                found[1].append(j)
         pairs: list[tuple[int, int, PairResult]] = []
-        for key, (pidx, gidx) in groups.items():
-            if gidx:
-                group = NameGroup([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
-                                  toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, self.level,
-                                  exact_only)
-                pairs.extend((pidx[a], gidx[b], result) for a, b, result in self.match_group(group))
-        pairs.sort()  # by (pred index, gold index): unique, so a PairResult is never compared
-        matched_p = {i for i, _, _ in pairs}
-        matched_g = {j for _, j, _ in pairs}
-        return (pairs, [i for i in range(len(preds)) if i not in matched_p],
-                [j for j in range(len(golds)) if j not in matched_g])
+        for pidx, gidx, group in _name_groups(preds, golds, toolset, canon, fill_defaults, self.level, exact_only):
+            pairs.extend((pidx[a], gidx[b], result) for a, b, result in self.match_group(group))
+        return _with_unmatched(pairs, len(preds), len(golds))
 
     def match_group(self, group: NameGroup) -> list[tuple[int, int, PairResult]]:
         """The pairs of one name group, ``(i, j, PairResult)`` by position in its calls."""
@@ -766,16 +901,10 @@ class Matcher:
             return classed
         if self.exact_pairs and large and group.exact_only and (found := self._match_exact(group)) is not None:
             return found
-        # 1. judge every candidate pair: by value keys (a large group), else each pair itself
+        # 1. judge every candidate pair
         solver = SOLVERS[self.matching]
         light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
-        numbers: GroupNumbers | None = None
-        results: list[list[PairResult]] = []  # empty: judged by value keys
-        if self.keyed and large:
-            numbers = judge_group(group.preds, group.golds, group.tool, group.wspec, group.canon,
-                                  group.fill_defaults, group.weight_units())
-        else:
-            results = [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
+        numbers, results = self._judge_candidates(group, light)
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
         if results and self.forced_exact and solver.takes_forced_exact(self.level, n, m):
@@ -787,11 +916,60 @@ class Matcher:
         # 4. judge the chosen pairs
         return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
 
+    def _judge_candidates(self, group: NameGroup, light: bool) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
+        """Step 1: every candidate pair of a group judged — a large group by value keys, for
+        its numbers (``results`` empty), else each pair itself (``numbers`` None; ``light``:
+        for its exactness alone)."""
+        n, m = len(group.preds), len(group.golds)
+        if self.keyed and n * m >= self.large_from:
+            return judge_group(group.preds, group.golds, group.tool, group.wspec, group.canon, group.fill_defaults,
+                               group.weight_units()), []
+        return None, [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
+
     def assign(self, numbers: GroupNumbers, group: NameGroup) -> Pairs:
         """Steps 2 and 3 for a group judged for its numbers: the solver's costs, and the
         pairs ``(i, j)`` it chooses, sorted."""
         solver = SOLVERS[self.matching]
         return solver.assign(solver.costs(numbers, group, min(numbers.exact.shape)))
+
+    def _match_in_order(
+        self, preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, canon: Canonicalizer,
+        fill_defaults: bool, exact_only: bool,
+    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
+        """``order="strict"`` (SPEC §5b): among the sets of pairs that keep both orders, the
+        one with the optimal matcher's objective, whatever :attr:`matching` says.
+
+        Order binds pairs of different tools too (``[a(), b()]`` against ``[b(), a()]`` can
+        keep only one of its two pairs), so the unit here is the whole example, not one name
+        group, and the choice is not :meth:`assign`'s: each group's candidate pairs are
+        judged (step 1) and read as the optimal objective in one exact scale for the whole
+        example (step 2, :func:`_objective`, :func:`_objective_cost`); one dynamic program
+        over both sequences of calls chooses the pairs (step 3, :func:`_in_order`); the
+        chosen pairs are judged (step 4).
+        """
+        groups = _name_groups(preds, golds, toolset, canon, fill_defaults, self.level, exact_only)
+        if not groups:
+            return [], list(range(len(preds))), list(range(len(golds)))
+        units = _units(set().union(*(_group_weights(g.preds, g.golds, g.wspec) for _, _, g in groups)))
+        judged, parts = [], []
+        for _, _, group in groups:  # 1. judge every candidate pair, and read it as the objective
+            group.units = units  # one scale for every tool of the example
+            numbers, results = self._judge_candidates(group, exact_only)  # exact_only: the call level's
+            judged.append(results)
+            parts.append(_objective(numbers if numbers is not None else _numbers(results, {} if exact_only else units),
+                                    group))
+        costs = _in_order_costs(parts, min(len(preds), len(golds)))  # 2. costs, in one scale
+        kind = np.int64 if max(c.bound for c in costs) * (min(len(preds), len(golds)) + 1) < 2**62 else object
+        # 3. assign: the dynamic program, on gains (the costs negated) in exact integers
+        chosen = _in_order(len(preds), len(golds), [(p, g, -c.exact(kind)) for (p, g, _), c in zip(groups, costs)])
+        where_p = {i: (k, a) for k, (pidx, _, _) in enumerate(groups) for a, i in enumerate(pidx)}
+        where_g = {j: b for pidx, gidx, _ in groups for b, j in enumerate(gidx)}
+        pairs = []
+        for i, j in chosen:  # 4. judge the chosen pairs
+            (k, a), b = where_p[i], where_g[j]
+            group, results = groups[k][2], judged[k]
+            pairs.append((i, j, group.reported(results[a][b] if results else group.judge(a, b))))
+        return _with_unmatched(pairs, len(preds), len(golds))
 
     def _match_exact(self, group: NameGroup) -> list[tuple[int, int, PairResult]] | None:
         """Call level, no details: the solver's exact pairs from the exact pairs alone, each
@@ -838,9 +1016,11 @@ class Matcher:
                 for i, j in solver.assign_classes(costs, p_class, g_class)]
 
 
-#: The matcher of each setting with every shortcut on (what the metric uses).
-DEFAULT_MATCHERS: Mapping[tuple[str, str], Matcher] = {
-    (matching, level): Matcher(matching, level) for matching in MATCHINGS for level in LEVELS
+#: The matcher of each setting, ``(matching, level, order)``, with every shortcut on (what
+#: the metric uses).
+DEFAULT_MATCHERS: Mapping[tuple[str, str, str], Matcher] = {
+    (matching, level, order): Matcher(matching, level, order)
+    for matching in MATCHINGS for level in LEVELS for order in ORDERS
 }
 
 
@@ -856,6 +1036,7 @@ def match_calls(
     weights: Mapping[str, Any] | None = None,
     matching: str = "greedy",
     level: str = "call",
+    order: str = "any",
     name_canonicalizer: str | Callable[[str], str] | None = None,
     canon: str | Canonicalizer | None = None,
     matcher: Matcher | None = None,
@@ -866,7 +1047,8 @@ def match_calls(
     ``"greedy"`` takes candidate pairs best-first (exact before partial, more agreeing
     weight, fewer errors, then lower prediction and gold index); ``"optimal"`` finds the
     assignment with the fewest FP+FN at ``level``. Every call of the smaller side of a
-    name group is paired.
+    name group is paired. With ``order="strict"`` only pairs that keep both orders are
+    allowed, and the set of them with the optimal objective is taken (SPEC §5b).
 
     Parameters
     ----------
@@ -882,10 +1064,12 @@ def match_calls(
         ``"greedy"`` or ``"optimal"``.
     level
         ``"call"`` or ``"arg"``: the FP+FN the optimal matcher minimises.
+    order
+        ``"any"`` (a multiset) or ``"strict"`` (pairs keep both orders).
     name_canonicalizer
         ``"exact"`` (None), ``"underscore"`` or a callable.
     matcher
-        A :class:`Matcher` (its shortcuts) in place of ``matching`` and ``level``.
+        A :class:`Matcher` (its shortcuts) in place of ``matching``, ``level`` and ``order``.
 
     Returns
     -------
@@ -903,12 +1087,15 @@ def match_calls(
     ...                             [("s", {"q": "a"}), ("s", {"q": "b"})])
     >>> len(pairs), up, ug          # order-insensitive within a tool name
     (2, [], [])
+    >>> len(match_calls([("s", {"q": "b"}), ("s", {"q": "a"})], [("s", {"q": "a"}), ("s", {"q": "b"})],
+    ...                 order="strict")[0])      # one of them, in order
+    1
     >>> match_calls([], [], matching="best")
     Traceback (most recent call last):
     ...
     ValueError: matching: unknown value 'best'; expected one of 'greedy', 'optimal'
     """
-    matcher = matcher or DEFAULT_MATCHERS.get((matching, level)) or Matcher(matching, level)
+    matcher = matcher or DEFAULT_MATCHERS.get((matching, level, order)) or Matcher(matching, level, order)
     toolset, canon_fn = public_settings("match_calls", tools, weights, canonicalizer, name_canonicalizer, canon)
     pcalls = coerce_structured(pred)
     gcalls = [GoldCall.from_call(c) for c in coerce_structured(gold, gold=True)]

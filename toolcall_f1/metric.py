@@ -89,6 +89,9 @@ class ToolCallMetric:
         ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
     matching
         ``"greedy"`` (default: best-first pairs) or ``"optimal"`` (the fewest FP+FN; README, "Inputs").
+    order
+        ``"any"`` (default: the calls as a multiset) or ``"strict"`` (pairs keep both orders;
+        README, "Order").
     name_canonicalizer
         ``"exact"`` (None), ``"underscore"`` (``a.b`` reads as ``a_b``) or a callable.
     prediction_format, reference_format
@@ -126,6 +129,7 @@ class ToolCallMetric:
 
     level = _setting("level")
     matching = _setting("matching")
+    order = _setting("order")
     canonicalizer = _setting("canonicalizer")
     name_canonicalizer = _setting("name_canonicalizer")
     prediction_format = _setting("prediction_format")
@@ -142,6 +146,7 @@ class ToolCallMetric:
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
         matching: str = "greedy",
+        order: str = "any",
         name_canonicalizer: str | Callable[[str], str] | None = None,
         prediction_format: Any = "auto",
         reference_format: str = "auto",
@@ -149,7 +154,7 @@ class ToolCallMetric:
         grammar: Any = None,
     ) -> None:
         self._setup(Settings(
-            level=level, matching=matching, canonicalizer=canonicalizer, name_canonicalizer=name_canonicalizer,
+            level=level, matching=matching, order=order, canonicalizer=canonicalizer, name_canonicalizer=name_canonicalizer,
             prediction_format=prediction_format, reference_format=reference_format, on_parse_error=on_parse_error,
             tools=grammar if tools is None else tools, weights=weights,
         ))
@@ -172,7 +177,7 @@ class ToolCallMetric:
         Examples
         --------
         >>> ToolCallMetric.from_settings(Settings(level="arg")).signature()
-        'level:arg|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
+        'level:arg|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
         metric = cls.__new__(cls)
         metric._setup(settings)
@@ -238,6 +243,7 @@ class ToolCallMetric:
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
         prediction_format: Any = None,
+        order: str | None = None,
         reference_format: str | None = None,
         example_tools_digests: Iterable[str] = (),
     ) -> str:
@@ -247,10 +253,10 @@ class ToolCallMetric:
         Examples
         --------
         >>> ToolCallMetric().signature()
-        'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
+        'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
         run = self._run(dict(tools=tools, weights=weights, prediction_format=prediction_format,
-                             reference_format=reference_format))
+                             reference_format=reference_format, order=order))
         return run.settings.signature(example_tools_digests)
 
     # -- reading -------------------------------------------------------------------------
@@ -375,6 +381,7 @@ class ToolCallMetric:
         weights: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
+        order: str | None = None,
         index: int | None = None,
         details: bool = True,
     ) -> Score:
@@ -388,7 +395,7 @@ class ToolCallMetric:
             The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
             ``{"calls": ..., "tools": [...]}`` with per-example schemas (either as JSON text
             too); ``[]`` where no call is expected.
-        tools, weights, reference_format, prediction_format
+        tools, weights, reference_format, prediction_format, order
             As :meth:`compute` takes them.
         index
             The example's position, used in error messages (``references[3]: ...``).
@@ -429,7 +436,7 @@ class ToolCallMetric:
         ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
         """
         run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
-                             prediction_format=prediction_format), per_tool=details, details=details)
+                             prediction_format=prediction_format, order=order), per_tool=details, details=details)
         return self._score(pred, gold, index, run)
 
     def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
@@ -448,7 +455,8 @@ class ToolCallMetric:
     def _count(self, preds: list[Call], golds: list[GoldCall], toolset: ToolSet, error: str | None, digest: str,
                run: _Run) -> Score:
         return count_example(
-            preds, golds, toolset, level=run.settings.level, matching=run.settings.matching, canon=run.canon,
+            preds, golds, toolset, level=run.settings.level, matching=run.settings.matching, order=run.settings.order,
+            canon=run.canon,
             fill_defaults=run.settings.reference_format != "bfcl", parse_error=error, tools_digest=digest,
             per_tool_counts=run.per_tool, details=run.details,
         )
@@ -546,6 +554,7 @@ class ToolCallMetric:
         weights: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
+        order: str | None = None,
         progress: bool = False,
     ) -> list[Score]:
         """Every example's :class:`Score` (with details): the stream of :meth:`scores` as a
@@ -562,7 +571,7 @@ class ToolCallMetric:
         [True, False]
         """
         run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
-                             prediction_format=prediction_format), warn=True)
+                             prediction_format=prediction_format, order=order), warn=True)
         return list(self._each(_pairs(predictions, references, progress), run, None))
 
     def compute(
@@ -574,6 +583,7 @@ class ToolCallMetric:
         weights: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
+        order: str | None = None,
         per_tool: bool = False,
         return_details: bool = False,
         progress: bool = False,
@@ -596,6 +606,8 @@ class ToolCallMetric:
             Schemas and weight overrides for this call, laid over the constructor's.
         reference_format, prediction_format
             Override the constructor's formats for this call.
+        order
+            Override the constructor's ``order`` for this call (``"any"`` or ``"strict"``).
         per_tool, return_details
             Add ``per_tool`` and ``details`` to the result.
         progress
@@ -649,7 +661,7 @@ class ToolCallMetric:
         toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
         """
         run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
-                             prediction_format=prediction_format), per_tool=per_tool, details=return_details, warn=True)
+                             prediction_format=prediction_format, order=order), per_tool=per_tool, details=return_details, warn=True)
         units, keys = None, None
         if confidence_level is not None or pass_k is not None or groups is not None:
             if confidence_level is not None:

@@ -156,6 +156,7 @@ def count_example(
     level: str,
     matching: str,
     canon: Canonicalizer,
+    order: str = "any",
     fill_defaults: bool,
     parse_error: str | None = None,
     tools_digest: str = "",
@@ -171,6 +172,8 @@ def count_example(
         The example's calls and the compiled schemas they are judged with.
     level, matching, canon, fill_defaults
         As :meth:`Matcher.match <toolcall_f1.matching.Matcher.match>` takes them.
+    order
+        ``"any"`` (the calls as a multiset) or ``"strict"`` (pairs keep both orders; SPEC §5b).
     parse_error, tools_digest
         Carried into the :class:`Score` (an unreadable prediction is never exact).
     per_tool_counts
@@ -180,7 +183,7 @@ def count_example(
         per-argument verdicts); every count and flag is the same.
     matcher
         The :class:`~toolcall_f1.matching.Matcher` that pairs the calls (its shortcuts);
-        by default the one for ``matching`` and ``level``. Its own must be those.
+        by default the one for ``matching``, ``level`` and ``order``. Its own must be those.
 
     Returns
     -------
@@ -189,7 +192,7 @@ def count_example(
     Raises
     ------
     ValueError
-        For a ``matcher`` whose matching or level is not ``matching`` or ``level``.
+        For a ``matcher`` whose matching, level or order is not ``matching``, ``level`` or ``order``.
 
     Examples
     --------
@@ -200,10 +203,12 @@ def count_example(
     (1.0, 1.0, 1.0, False)
     """
     if matcher is None:
-        matcher = DEFAULT_MATCHERS.get((matching, level)) or Matcher(matching, level)
+        matcher = DEFAULT_MATCHERS.get((matching, level, order)) or Matcher(matching, level, order)
     elif (matcher.matching, matcher.level) != (matching, level):
         raise ValueError(f"count_example: the matcher is for matching={matcher.matching!r}, level={matcher.level!r};"
                          f" expected matching={matching!r}, level={level!r}")
+    elif matcher.order != order:
+        raise ValueError(f"count_example: the matcher is for order={matcher.order!r}; expected order={order!r}")
     pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
                                                           fill_defaults=fill_defaults, details=details)
     rows = (  # each pair's fields, then each unmatched call's: _fields one row at a time, in its order

@@ -29,7 +29,7 @@ from .schema import merge_tools, validate_weights
 from .templates import template_reader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS, canonicalizer_name, name_canonicalizer_name
 
-__all__ = ["CORPUS_OPTIONS", "LEVELS", "MATCHINGS", "OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest",
+__all__ = ["CORPUS_OPTIONS", "LEVELS", "MATCHINGS", "ORDERS", "OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest",
            "keyword_error", "tools_value"]
 
 #: The scoring rules' version, the signature's last field: bumped when a setting's meaning changes.
@@ -39,6 +39,9 @@ VERSION = "0.1.0"
 #: :mod:`~toolcall_f1.matching` implements them).
 LEVELS = ("call", "arg")
 MATCHINGS = ("greedy", "optimal")
+#: Which sets of pairs are allowed (SPEC §5b): ``"any"``, the calls of an example as a multiset;
+#: ``"strict"``, only pairs that keep both orders.
+ORDERS = ("any", "strict")
 
 #: ``compute()`` options that change what is returned, never the numbers: not settings.
 OUTPUT_OPTIONS = ("per_tool", "return_details", "progress")
@@ -179,6 +182,7 @@ _UNKNOWN_CANON = "{what}: unknown name {value!r}; expected one of {names} or a c
 _TABLE: dict[str, _Rule] = {
     "level": _Rule(lambda: LEVELS, _UNKNOWN, abbr="level"),
     "matching": _Rule(lambda: MATCHINGS, _UNKNOWN, abbr="match"),
+    "order": _Rule(lambda: ORDERS, _UNKNOWN, abbr="order", per_call=True),
     "canonicalizer": _Rule(lambda: tuple(CANONICALIZERS), _UNKNOWN_CANON, _canonicalizer("canonicalizer"),
                            "default", "canon", canonicalizer_name),
     "name_canonicalizer": _Rule(lambda: tuple(NAME_CANONICALIZERS), _UNKNOWN_CANON, _canonicalizer("name_canonicalizer"),
@@ -218,6 +222,10 @@ class Settings:
         ``"call"`` (a call is a TP only on an exact match) or ``"arg"`` (partial credit).
     matching
         ``"greedy"`` or ``"optimal"``.
+    order
+        ``"any"`` (the calls of an example as a multiset) or ``"strict"`` (pairs keep both
+        orders; the set of them with the optimal objective, whatever ``matching`` says: SPEC
+        §5b). A ``compute()`` keyword may change it for one call.
     canonicalizer
         A name (``"default"``; None means it), or a callable ``str -> str``.
     name_canonicalizer
@@ -248,7 +256,7 @@ class Settings:
     --------
     >>> s = Settings(level="arg")
     >>> s.signature()
-    'level:arg|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
+    'level:arg|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
     >>> s.replace(matching="optimal") == Settings(level="arg", matching="optimal")
     True
     >>> Settings.allowed("level")
@@ -261,6 +269,7 @@ class Settings:
 
     level: str = "call"
     matching: str = "greedy"
+    order: str = "any"
     canonicalizer: Any = "default"
     name_canonicalizer: Any = "exact"
     prediction_format: Any = "auto"
@@ -295,7 +304,7 @@ class Settings:
         >>> Settings.allowed("tools")
         Traceback (most recent call last):
         ...
-        ValueError: tools: no fixed set of values; fields with one: 'level', 'matching', 'canonicalizer', 'name_canonicalizer', 'prediction_format', 'reference_format', 'on_parse_error'
+        ValueError: tools: no fixed set of values; fields with one: 'level', 'matching', 'order', 'canonicalizer', 'name_canonicalizer', 'prediction_format', 'reference_format', 'on_parse_error'
         """
         rule = _TABLE.get(name)
         if rule is None or rule.names is None:
@@ -311,7 +320,7 @@ class Settings:
         Examples
         --------
         >>> Settings.names(per_call=True)
-        ('prediction_format', 'reference_format', 'tools', 'weights')
+        ('order', 'prediction_format', 'reference_format', 'tools', 'weights')
         """
         return tuple(n for n, rule in _TABLE.items() if rule.per_call or not per_call)
 
@@ -355,9 +364,9 @@ class Settings:
         Examples
         --------
         >>> Settings(canonicalizer="bfcl", reference_format="bfcl").signature()
-        'level:call|match:greedy|canon:bfcl|names:exact|pred:auto|ref:bfcl|w:none|v:0.1.0'
+        'level:call|match:greedy|order:any|canon:bfcl|names:exact|pred:auto|ref:bfcl|w:none|v:0.1.0'
         >>> Settings(weights={"f": 2}).signature()
-        'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:d754a2e5|v:0.1.0'
+        'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:d754a2e5|v:0.1.0'
         """
         digests = sorted({d for d in example_tools_digests if d})
         fields = [f"{rule.abbr}:{rule.show(getattr(self, name))}" for name, rule in _TABLE.items() if rule.abbr]

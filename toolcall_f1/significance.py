@@ -76,7 +76,7 @@ def compare(
     >>> out["base"]["delta"], out["base"]["p_value"], out["new"]["delta"], out["new"]["p_value"] < 0.05
     (0.0, None, 0.375, True)
     >>> out["new"]["signature"]
-    'level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|test:bootstrap|n:500|seed:12345|v:0.1.0'
+    'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|test:bootstrap|n:500|seed:12345|v:0.1.0'
     >>> compare({"base": base, "short": new[:3]}, refs)
     Traceback (most recent call last):
     ...

@@ -162,7 +162,7 @@ def test_landing_page_shows_the_first_presets_result_without_a_click(page) -> No
     expect(page.locator("#score-exact-match .tc-value")).to_have_text("0.0")
     for key in ("tp", "fp", "fn"):
         expect(page.locator(f"#count-{key}")).to_have_text(f"{key.upper()} 1")
-    expect(page.locator("#score-signature")).to_contain_text("level:call|match:greedy|canon:default")
+    expect(page.locator("#score-signature")).to_contain_text("level:call|match:greedy|order:any|canon:default")
     expect(page.locator("#preset-info")).to_contain_text("Right, extra, missed.")
     assert _row_texts(page) == [
         ["1", 'search(q="cats")', 'search(q="cats")', "✓ exact", "TP +1", "q ✓ agree"],

@@ -350,7 +350,7 @@ def test_scores_html_has_every_number_explained() -> None:
         assert f'id="{element}"' in scores
     assert "hallucinated tools <b>1</b>" in scores and "hallucinated args <b>1</b>" in scores
     assert "weighted counts" in scores and "2·TP / (2·TP + FP + FN)" in scores
-    assert "level:call|match:greedy|canon:default" in scores
+    assert "level:call|match:greedy|order:any|canon:default" in scores
     assert view.message == ""
 
 

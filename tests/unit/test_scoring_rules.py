@@ -265,7 +265,7 @@ def test_parse_error_raise_names_example_and_format() -> None:
 
 def test_signature_names_every_setting() -> None:
     sig = ToolCallMetric("arg", matching="optimal", canonicalizer="bfcl", name_canonicalizer="underscore", tools=[WEATHER]).signature()
-    assert sig.startswith("level:arg|match:optimal|canon:bfcl|names:underscore|pred:auto|ref:auto|w:")
+    assert sig.startswith("level:arg|match:optimal|order:any|canon:bfcl|names:underscore|pred:auto|ref:auto|w:")
     assert sig.endswith("|v:0.1.0") and "w:none" not in sig
     other = ToolCallMetric("arg", matching="optimal", canonicalizer="bfcl", name_canonicalizer="underscore", tools=[DELETE]).signature()
     assert sig != other

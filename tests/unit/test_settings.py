@@ -62,7 +62,7 @@ def test_the_edges_read_their_choices_from_allowed() -> None:
     parser = build_parser()
     score = next(a for a in parser._subparsers._group_actions[0].choices.values())  # type: ignore[union-attr]
     choices = {a.dest: tuple(a.choices) for a in score._actions if a.choices}
-    for name in ("level", "matching", "canonicalizer", "name_canonicalizer", "prediction_format",
+    for name in ("level", "matching", "order", "canonicalizer", "name_canonicalizer", "prediction_format",
                  "reference_format", "on_parse_error"):
         assert choices[name] == Settings.allowed(name)
 
@@ -116,14 +116,15 @@ def test_settings_pickle() -> None:
 
 def _old_signature(level: str, matching: str, canon: Any, names: Any, pred: str, ref: str, tools: Any,
                    weights: Any, digests: list[str]) -> str:
-    """The metric's signature as ``_signature`` joined it by hand before Settings (f305f82)."""
+    """The metric's signature as ``_signature`` joined it by hand before Settings (f305f82),
+    with the ``order:`` field (issue 22) after ``match:``."""
     from toolcall_f1.schema import merge_tools, validate_weights
     from toolcall_f1.values import canonicalizer_name, name_canonicalizer_name
 
     tools, weights = merge_tools(tools), validate_weights(weights)
     digests = sorted({d for d in digests if d})
     w = digest([tools, weights, digests]) if (tools or weights or digests) else "none"
-    return "|".join([f"level:{level}", f"match:{matching}", f"canon:{canonicalizer_name(canon)}",
+    return "|".join([f"level:{level}", f"match:{matching}", "order:any", f"canon:{canonicalizer_name(canon)}",
                      f"names:{name_canonicalizer_name(names)}", f"pred:{pred}", f"ref:{ref}", f"w:{w}", "v:0.1.0"])
 
 
@@ -150,7 +151,7 @@ def test_signature_is_what_the_metric_wrote_before(combo: tuple[Any, ...]) -> No
 
 
 def test_the_signatures_pinned_in_the_docs() -> None:
-    assert Settings().signature() == "level:call|match:greedy|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0"
+    assert Settings().signature() == "level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0"
     assert ToolCallMetric(weights={"f": 2}).signature() == Settings(weights={"f": 2}).signature()
 
 
@@ -172,9 +173,9 @@ def test_call_keywords_change_a_copy_and_lay_tools_over_the_metrics() -> None:
 
 
 def test_names_and_output_options() -> None:
-    assert Settings.names() == ("level", "matching", "canonicalizer", "name_canonicalizer", "prediction_format",
+    assert Settings.names() == ("level", "matching", "order", "canonicalizer", "name_canonicalizer", "prediction_format",
                                 "reference_format", "on_parse_error", "tools", "weights")
-    assert Settings.names(per_call=True) == ("prediction_format", "reference_format", "tools", "weights")
+    assert Settings.names(per_call=True) == ("order", "prediction_format", "reference_format", "tools", "weights")
     assert not set(OUTPUT_OPTIONS) & set(Settings.names())
 
 
