@@ -429,7 +429,8 @@ def make_compute_metrics(tokenizer: Any, **options: Any) -> ToolCallComputeMetri
 
 def loggable(result: Mapping[str, Any]) -> dict[str, float]:
     """The numbers of a metric result, as Trainer logs them: ``signature`` and ``details``
-    dropped, ``per_tool`` flattened to ``per_tool/<name>/<stat>``.
+    dropped, ``per_tool`` flattened to ``per_tool/<name>/<stat>``, ``call_decision`` to
+    ``call_decision/<count or rate>`` (a rate that is None is left out).
 
     Examples
     --------
@@ -444,6 +445,8 @@ def loggable(result: Mapping[str, Any]) -> dict[str, float]:
             for name, stats in value.items():
                 for stat in PER_TOOL_STATS:
                     out[f"per_tool/{name}/{stat}"] = stats[stat]
+        elif key == "call_decision" and isinstance(value, Mapping):
+            out.update({f"call_decision/{k}": v for k, v in value.items() if isinstance(v, (int, float))})
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             out[key] = value
     return out

@@ -48,6 +48,8 @@ NUMERIC = (
     "num_parse_errors",
     "hallucinated_tools",
     "hallucinated_args",
+    "superset_match",
+    "subset_match",
 )
 
 # prompt -> calls, written with a space between tokens (the tokenizer splits on whitespace;
@@ -130,7 +132,9 @@ def test_ignore_index_tuple_outputs_and_labels(tok: Any, metric_module: Any) -> 
     want = expected(PREDS, GOLDS)
     assert want["num_parse_errors"] == 1 and 0 < want["f1"] < 1
     assert_same_numbers(scores, want)
-    assert set(scores) == set(NUMERIC)  # numbers only: no signature
+    decisions = {f"call_decision/{k}" for k, v in want["call_decision"].items() if v is not None}
+    assert set(scores) == set(NUMERIC) | decisions  # numbers only: no signature
+    assert all(scores[k] == want["call_decision"][k.partition("/")[2]] for k in decisions)
     assert compute_metrics.signature == want["signature"]
 
 
@@ -419,7 +423,7 @@ def test_compute_options_are_the_evaluate_modules_compute_keywords() -> None:
 
 def make_defaults() -> dict[str, Any]:
     """Every compute option at its default."""
-    return {"level": "call", "matching": "greedy", "canonicalizer": None, "name_canonicalizer": None,
+    return {"level": "call", "matching": "greedy", "order": "any", "canonicalizer": None, "name_canonicalizer": None,
             "prediction_format": "auto", "reference_format": "auto", "on_parse_error": "count", "tools": None,
             "weights": None, "per_tool": False, "return_details": False, "progress": False,
             "confidence_level": None, "n_resamples": 1000, "seed": 12345, "pass_k": None}
