@@ -18,7 +18,9 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def _check(python: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("CONDA_", "MAKE")) and k != "VIRTUAL_ENV"}
+    # under `make test ALLOW_GLOBAL=1` (CI's .ci/run) make exports its command-line variables: drop them
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith(("CONDA_", "MAKE", "MFLAGS")) and k not in ("VIRTUAL_ENV", "ALLOW_GLOBAL")}
     return subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "venv-check", f"PYTHON={python}",
                            "GOAL=run", *args], capture_output=True, text=True, env={**clean, **env}, timeout=60)
 
