@@ -42,7 +42,7 @@ from typing import IO, Any, TextIO
 from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable, reference_group
 from .plain import DuplicateKeyError, held_json, loads_strict
-from .resampling import TESTS, Units, check_interval, interval
+from .resampling import TESTS, Units, check_interval, interval, signature_parts
 from .significance import compare
 from .templates import TemplateReader
 
@@ -1088,7 +1088,7 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
             _stream(args, metric, stats, run, details)
         extra = []
         if run.units is not None:
-            extra = [f"ci:{args.confidence}", f"n:{args.n_resamples}", f"seed:{args.seed}"] + ["groups:yes"] * bool(run.units.grouped)
+            extra = signature_parts(f"ci:{args.confidence}", args.n_resamples, args.seed, run.units.grouped)
         result = stats.result(metric.settings.signature(stats.digests, extra), per_tool=args.per_tool)
         if run.units is not None:
             result["ci"] = interval(run.units, args.confidence, args.n_resamples, args.seed)

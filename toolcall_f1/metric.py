@@ -25,7 +25,7 @@ from .parsing import Context, read_any
 from .plain import DuplicateKeyError, Memo, content_key, held_json, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
-from .resampling import Units, check_group, check_interval, interval
+from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
 from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
@@ -680,7 +680,7 @@ class ToolCallMetric:
                 details.append(score.to_dict())
         extra: list[str] = []
         if units is not None and confidence_level is not None:
-            extra = [f"ci:{confidence_level}", f"n:{n_resamples}", f"seed:{seed}"] + ["groups:yes"] * bool(units.grouped)
+            extra = signature_parts(f"ci:{confidence_level}", n_resamples, seed, units.grouped)
         out = tally.result(run.settings.signature(tally.digests, extra), per_tool)
         if units is not None and confidence_level is not None:
             out["ci"] = interval(units, confidence_level, n_resamples, seed)

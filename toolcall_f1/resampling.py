@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TESTS", "Units", "check_group", "check_interval", "compare_units", "interval", "pass_k", "scores"]
+__all__ = ["TESTS", "Units", "check_group", "check_interval", "compare_units", "interval", "pass_k", "scores",
+           "signature_parts"]
 
 #: The paired tests of :func:`compare_units` and their default numbers of resamples / trials.
 TESTS = {"bootstrap": 1000, "randomization": 10_000}
@@ -176,6 +177,18 @@ def check_interval(level: float, n: int, seed: int) -> None:
         raise ValueError(f"n_resamples: expected a positive integer, got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ValueError(f"seed: expected an integer, got {seed!r}")
+
+
+def signature_parts(head: str, n: int, seed: int, grouped: bool | None) -> list[str]:
+    """What a resampled number adds to the signature (SPEC §8b): ``head`` (``ci:<level>`` or
+    ``test:<test>``), then ``n:<n>|seed:<seed>``, and ``groups:yes`` when units are groups.
+
+    Examples
+    --------
+    >>> "|".join(signature_parts("ci:0.95", 1000, 12345, True))
+    'ci:0.95|n:1000|seed:12345|groups:yes'
+    """
+    return [head, f"n:{n}", f"seed:{seed}"] + ["groups:yes"] * bool(grouped)
 
 
 def _bounds(values: Any, level: float) -> list[float]:

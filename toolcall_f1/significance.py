@@ -14,7 +14,7 @@ from typing import Any
 from .calls import ToolCallWarning
 from .metric import ToolCallMetric, mostly_unreadable, unit_keys
 from .plain import plain_json
-from .resampling import TESTS, Units, check_interval, compare_units
+from .resampling import TESTS, Units, check_interval, compare_units, signature_parts
 from .settings import Settings, keyword_error
 
 #: Fewer resampling units than this make a paired test say little: ``compare`` warns
@@ -122,7 +122,7 @@ def compare(
                       "too few for a paired test to mean anything (with one unit every resample is the same, and "
                       "the bootstrap's p sits at its floor); score more examples", ToolCallWarning, stacklevel=2)
     out = compare_units(units, test=test, n_resamples=n, seed=seed, confidence_level=confidence_level)
-    extra = [f"test:{test}", f"n:{n}", f"seed:{seed}"] + ["groups:yes"] * bool(next(iter(units.values())).grouped)
+    extra = signature_parts(f"test:{test}", n, seed, next(iter(units.values())).grouped)
     signature = metric.settings.signature(digests, extra)
     for result in out.values():
         result["signature"] = signature
