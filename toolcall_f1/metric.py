@@ -14,6 +14,7 @@ loop); ``compute()`` folds them into a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
@@ -30,6 +31,7 @@ from .resampling import pass_k as pass_at_k
 from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader
+from .turns import combine, conversation, is_call_strings, not_a_conversation, turn_entries
 from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
 __all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "StructPadding", "ToolCallMetric"]
@@ -441,6 +443,8 @@ class ToolCallMetric:
 
     def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
+        if run.settings.order == "turns":
+            return self._score_turns(pred, gold, index, run)
         golds, toolset, digest = self._read_reference(gold, index, run)
         mode = run.settings.on_parse_error
         preds, error = self._read_prediction(pred, toolset, run.settings.prediction_format, index, mode)
@@ -460,6 +464,82 @@ class ToolCallMetric:
             fill_defaults=run.settings.reference_format != "bfcl", parse_error=error, tools_digest=digest,
             per_tool_counts=run.per_tool, details=run.details,
         )
+
+    # -- order="turns" (SPEC §5b) ---------------------------------------------------------
+
+    def _score_turns(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
+        """``order="turns"``: the conversation's turns read, each prediction entry scored
+        against its turn alone (an entry not given: zero calls; entries past the last turn:
+        turns with no gold calls), the example :func:`~toolcall_f1.turns.combine` of them."""
+        turns, raw_tools = conversation(gold, _where(index))
+        talk = self._conversation_run(raw_tools, index, run)
+        read = [self._read_turn(turn, index, talk) for turn in turns]
+        entries, unreadable = turn_entries(pred, "predictions" if index is None else f"predictions[{index}]")
+        error = None if unreadable is None else self._unreadable(unreadable, index, run.settings.on_parse_error)
+        scores = []
+        for k in range(max(len(read), len(entries))):
+            golds, toolset, digest, fill = read[k] if k < len(read) else ([], talk.toolset, "", True)
+            entry = entries[k] if k < len(entries) else _UNREACHED
+            scores.append(self._score_turn(entry, error, golds, toolset, digest, fill, index, talk))
+        return combine(scores, len(turns))
+
+    def _conversation_run(self, raw_tools: Any, index: int | None, run: _Run) -> _Run:
+        """The call's run with a conversation's own ``tools`` laid over its tools (by name, as
+        a reference's own tools are), so that each turn's own tools are laid over both."""
+        if raw_tools is None:
+            return run
+        toolset, digest = self._example_toolset(raw_tools, index, run)
+        if toolset is run.toolset:
+            return run
+        key = content_key(raw_tools, _MEMO_MAX_BYTES)
+        slot = ("conversation", key, run.toolset)
+        settings = None if key is None else self._memo.get(slot)
+        if settings is None:
+            own = _example_tools_value(plain_json(raw_tools), index)
+            settings = run.settings.replace(tools=merge_plain_tools(run.settings.tools, own))
+            if key is not None:
+                self._memo.put(slot, settings)
+        return run._replace(settings=settings, toolset=toolset)
+
+    def _read_turn(self, turn: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str, bool]:
+        """One reference turn → (gold calls, their tool set, its own tools' digest, whether
+        defaults are filled): a list of strings (BFCL's multi-turn ground truth) is the
+        Python-syntax calls they hold, plain values whatever ``reference_format`` says."""
+        if not is_call_strings(turn):
+            golds, toolset, digest = self._read_reference(turn, index, run)
+            return golds, toolset, digest, run.settings.reference_format != "bfcl"
+        context = _reader_context(run.toolset)
+        try:
+            calls = [call for text in turn for call in read_any(str(text), "python", context, gold=True)]
+        except ToolCallParseError as err:
+            raise err.located(_where(index), index) from None
+        return [GoldCall.from_call(c) for c in calls], run.toolset, "", True
+
+    def _score_turn(self, entry: Any, error: str | None, golds: list[GoldCall], toolset: ToolSet, digest: str,
+                    fill: bool, index: int | None, run: _Run) -> Score:
+        """One turn: its prediction entry read (a list of strings one text at a time: one
+        that cannot be read makes the turn unreadable) and counted against its gold calls."""
+        mode, fmt = run.settings.on_parse_error, run.settings.prediction_format
+        preds: list[Call] = []
+        if error is None and entry is not _UNREACHED:
+            for text in entry if is_call_strings(entry) else (entry,):
+                calls, error = self._read_prediction(text, toolset, fmt, index, mode)
+                if error is not None:
+                    preds = []
+                    break
+                preds += calls
+        count = functools.partial(
+            count_example, golds=golds, toolset=toolset, level=run.settings.level, matching=run.settings.matching,
+            canon=run.canon, fill_defaults=fill, tools_digest=digest, per_tool_counts=run.per_tool, details=run.details)
+        try:
+            score = count(preds, parse_error=error)
+        except ToolCallParseError as err:  # a predicted value too large to type-check
+            return count([], parse_error=self._unreadable(err, index, mode))
+        if error is not None and fmt != "auto" and entry is not _UNREACHED:
+            texts = entry if is_call_strings(entry) else (entry,)
+            if all(_no_call_text(text, toolset) for text in texts):
+                score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt
+        return score
 
     def scores(
         self,
@@ -818,6 +898,9 @@ def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
             return reference, None
     if not isinstance(reference, Mapping):
         return reference, None
+    turns = reference.get("turns")
+    if isinstance(turns, list) or type(turns).__module__ == "numpy":
+        raise ValueError(not_a_conversation(_where(index)))  # SPEC §5b: under another order
     calls = reference.get("calls")
     if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
         return reference, None  # a call to a tool named "calls"
@@ -949,6 +1032,7 @@ def _zip_checked(predictions: Iterator[Any], references: Iterator[Any]) -> Itera
 
 
 _END = object()
+_UNREACHED = object()  # a turn the prediction does not reach: zero predicted calls
 
 
 def _overrides_slot(given: Mapping[str, Any]) -> tuple[Any, ...] | None:

@@ -40,8 +40,9 @@ VERSION = "0.1.0"
 LEVELS = ("call", "arg")
 MATCHINGS = ("greedy", "optimal")
 #: Which sets of pairs are allowed (SPEC §5b): ``"any"``, the calls of an example as a multiset;
-#: ``"strict"``, only pairs that keep both orders.
-ORDERS = ("any", "strict")
+#: ``"strict"``, only pairs that keep both orders; ``"turns"``, an example is a conversation and
+#: calls pair only within one turn (:mod:`~toolcall_f1.turns`).
+ORDERS = ("any", "strict", "turns")
 
 #: ``compute()`` options that change what is returned, never the numbers: not settings.
 OUTPUT_OPTIONS = ("per_tool", "return_details", "progress")
@@ -223,9 +224,10 @@ class Settings:
     matching
         ``"greedy"`` or ``"optimal"``.
     order
-        ``"any"`` (the calls of an example as a multiset) or ``"strict"`` (pairs keep both
-        orders; the set of them with the optimal objective, whatever ``matching`` says: SPEC
-        §5b). A ``compute()`` keyword may change it for one call.
+        ``"any"`` (the calls of an example as a multiset), ``"strict"`` (pairs keep both
+        orders; the set of them with the optimal objective, whatever ``matching`` says) or
+        ``"turns"`` (a reference ``{"turns": [...]}`` and one prediction entry per turn; calls
+        pair only within a turn: SPEC §5b). A ``compute()`` keyword may change it for one call.
     canonicalizer
         A name (``"default"``; None means it), or a callable ``str -> str``.
     name_canonicalizer
