@@ -472,25 +472,25 @@ class ToolCallMetric:
         against its turn alone (an entry not given: zero calls; entries past the last turn:
         turns with no gold calls), the example :func:`~toolcall_f1.turns.combine` of them."""
         turns, raw_tools = conversation(gold, _where(index))
-        talk = self._conversation_run(raw_tools, index, run)
+        talk, digest = self._conversation_run(raw_tools, index, run)
         read = [self._read_turn(turn, index, talk) for turn in turns]
         entries, unreadable = turn_entries(pred, "predictions" if index is None else f"predictions[{index}]")
         error = None if unreadable is None else self._unreadable(unreadable, index, run.settings.on_parse_error)
         scores = []
         for k in range(max(len(read), len(entries))):
-            golds, toolset, digest, fill = read[k] if k < len(read) else ([], talk.toolset, "", True)
+            golds, toolset, own, fill = read[k] if k < len(read) else ([], talk.toolset, "", True)
             entry = entries[k] if k < len(entries) else _UNREACHED
-            scores.append(self._score_turn(entry, error, golds, toolset, digest, fill, index, talk))
-        return combine(scores, len(turns))
+            scores.append(self._score_turn(entry, error, golds, toolset, own, fill, index, talk))
+        return combine(scores, len(turns), digest)
 
-    def _conversation_run(self, raw_tools: Any, index: int | None, run: _Run) -> _Run:
-        """The call's run with a conversation's own ``tools`` laid over its tools (by name, as
-        a reference's own tools are), so that each turn's own tools are laid over both."""
+    def _conversation_run(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[_Run, str]:
+        """(the call's run with a conversation's own ``tools`` laid over its tools, by name as
+        a reference's own tools are — so each turn's own tools are laid over both —, their digest)."""
         if raw_tools is None:
-            return run
+            return run, ""
         toolset, digest = self._example_toolset(raw_tools, index, run)
         if toolset is run.toolset:
-            return run
+            return run, digest
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
         slot = ("conversation", key, run.toolset)
         settings = None if key is None else self._memo.get(slot)
@@ -499,21 +499,26 @@ class ToolCallMetric:
             settings = run.settings.replace(tools=merge_plain_tools(run.settings.tools, own))
             if key is not None:
                 self._memo.put(slot, settings)
-        return run._replace(settings=settings, toolset=toolset)
+        return run._replace(settings=settings, toolset=toolset), digest
 
     def _read_turn(self, turn: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str, bool]:
         """One reference turn → (gold calls, their tool set, its own tools' digest, whether
         defaults are filled): a list of strings (BFCL's multi-turn ground truth) is the
-        Python-syntax calls they hold, plain values whatever ``reference_format`` says."""
-        if not is_call_strings(turn):
+        Python-syntax calls they hold, plain values whatever ``reference_format`` says (also as
+        a turn's ``{"calls": [...], "tools": [...]}``)."""
+        texts, raw_tools = turn, None
+        if isinstance(turn, Mapping) and is_call_strings(turn.get("calls")):
+            texts, raw_tools = turn["calls"], turn.get("tools")
+        if not is_call_strings(texts):
             golds, toolset, digest = self._read_reference(turn, index, run)
             return golds, toolset, digest, run.settings.reference_format != "bfcl"
-        context = _reader_context(run.toolset)
+        toolset, digest = (run.toolset, "") if raw_tools is None else self._example_toolset(raw_tools, index, run)
+        context = _reader_context(toolset)
         try:
-            calls = [call for text in turn for call in read_any(str(text), "python", context, gold=True)]
+            calls = [call for text in texts for call in read_any(str(text), "python", context, gold=True)]
         except ToolCallParseError as err:
             raise err.located(_where(index), index) from None
-        return [GoldCall.from_call(c) for c in calls], run.toolset, "", True
+        return [GoldCall.from_call(c) for c in calls], toolset, digest, True
 
     def _score_turn(self, entry: Any, error: str | None, golds: list[GoldCall], toolset: ToolSet, digest: str,
                     fill: bool, index: int | None, run: _Run) -> Score:

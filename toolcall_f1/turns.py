@@ -191,10 +191,11 @@ class TurnsScore(Score):
         return out
 
 
-def combine(turns: Sequence[Score], gold_turns: int) -> TurnsScore:
+def combine(turns: Sequence[Score], gold_turns: int, tools_digest: str = "") -> TurnsScore:
     """The example's :class:`TurnsScore` from its turns' scores (SPEC §5b): calls side by side,
     counts summed exactly over every turn's fields, exact when every turn is exact, the first
-    parse error its own (the example counts once in ``num_parse_errors``).
+    parse error its own (the example counts once in ``num_parse_errors``). ``tools_digest``
+    names the conversation's own tools; with the turns' own, one digest names them all.
 
     Examples
     --------
@@ -231,7 +232,7 @@ def combine(turns: Sequence[Score], gold_turns: int) -> TurnsScore:
     tp, fp, fn = example_sums(f for row in row_fields for f in row)
     error = next((t.parse_error for t in turns if t.parse_error is not None), None)
     exact_pairs = -1 if error is not None else sum(res.exact for _, _, res in pairs)
-    digests = sorted({t.tools_digest for t in turns if t.tools_digest})
+    digests = sorted({d for d in (tools_digest, *(t.tools_digest for t in turns)) if d})
     return TurnsScore(
         tp, fp, fn, exact=all(t.exact for t in turns), parse_error=error,
         preds=tuple(preds), golds=tuple(golds), pairs=tuple(pairs),
