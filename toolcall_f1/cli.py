@@ -190,6 +190,8 @@ def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
             f"got {type(tools).__name__}"
         )
     if isinstance(reference, Mapping):
+        if isinstance(reference.get("turns"), list) and "tools" not in reference:  # a conversation (--order turns)
+            return {**reference, "tools": tools}
         if "calls" in reference and isinstance(reference["calls"], (list, str)):
             raise _LineError(
                 f"{src.where(rec.line)}: the reference already has the {{'calls', 'tools'}} form; "
@@ -399,6 +401,8 @@ def _summary_rows(result: Mapping[str, Any], digits: int) -> list[tuple[str, str
         ("hallucinated_args", str(result["hallucinated_args"])),
         ("superset_match", f"{result['superset_match']:.{digits}f}  (made at least the gold calls)"),
         ("subset_match", f"{result['subset_match']:.{digits}f}  (made only gold calls)"),
+        *([("turn_exact_match", f"{result['turn_exact_match']:.{digits}f}  (reference turns exact)")]
+          if "turn_exact_match" in result else []),
         ("call_decision", _decision_row(result["call_decision"], digits)),
         *(_interval_rows(result["ci"], digits) if "ci" in result else []),
         ("signature", result["signature"]),
@@ -466,6 +470,7 @@ what the numbers mean:
                          (the model made at least the gold calls)
   subset_match           share of examples read whose predicted calls are all matched
                          exactly (the model made only gold calls)
+  turn_exact_match       with --order turns: the share of reference turns that are exact
   call_decision          examples by "gold has a call" x "model attempted one" (a parse
                          error is an attempt): accuracy, relevance (called / expected),
                          irrelevance (not called / not expected); unweighted
@@ -614,7 +619,8 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     )
     st.add_argument(
         "--order", choices=Settings.allowed("order"), default="any",
-        help="any: calls as a multiset (default); strict: pairs keep both orders",
+        help="any: calls as a multiset (default); strict: pairs keep both orders; turns: a reference "
+             '{"turns": [...]} and a prediction with one entry per turn, calls pair only within a turn',
     )
     st.add_argument(
         "--canonicalizer",
@@ -801,6 +807,8 @@ class _Feed:
         assert ex is not None  # an error comes with the example just taken
         if isinstance(err, ToolCallParseError) and err.where is not None and err.where.startswith("predictions"):
             raise InputError(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(str(err))}") from None
+        if str(err).startswith("predictions"):  # --order turns: a prediction that is no list of turns
+            return self._problems.add(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(str(err))}")
         self._problems.add(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}")
 
 

@@ -86,7 +86,8 @@ class ToolCallReward:
     completion is text; a conversational one is a list of messages, and all its assistant
     messages are read together, in order: a message's calls are its ``tool_calls`` when it has
     any, else those written in its ``content`` (any supported format). Tool results and other
-    roles are never read.
+    roles are never read. With ``order="turns"`` (a reference ``{"turns": [...]}``) a completion
+    is the list of per-turn outputs (or JSON text of it), read as ``compute()`` reads it.
 
     With ``log_metric`` (TRL ≥ 1.x passes it), each call also logs
     ``<name>/parse_error_rate``, the fraction of the batch that could not be read.
@@ -253,8 +254,9 @@ class ToolCallReward:
         parse_errors = 0
         decoded_tools: dict[Any, list[Mapping[str, Any]] | None] = {}
         done: dict[tuple[bytes | None, ...], tuple[float, bool]] = {}
+        turns = self.metric.order == "turns"  # a completion: one entry per turn, as the metric reads it
         for row, completion in enumerate(completions):
-            prediction = self._prediction(completion, row)
+            prediction = completion if turns else self._prediction(completion, row)
             raw_tools = None if tools is None else tools[row]
             row_tools = None if raw_tools is None else self._tools(raw_tools, decoded_tools, row, prompts)
             key = _content_key(prediction, references[row], raw_tools)

@@ -53,6 +53,9 @@ Args:
     level: "call" (a call is a TP only on an exact match) or "arg" (partial credit per
         argument). Defaults to the config name ("call" unless loaded as "arg").
     matching: "greedy" (default) or "optimal" (fewest FP+FN, scipy's assignment).
+    order: "any" (default: calls as a multiset), "strict" (pairs keep both orders) or "turns"
+        (a reference ``{"turns": [turn, ...], "tools": [...]}``, a prediction a list with one
+        entry per turn, or JSON text of it; calls pair only within a turn; adds turn_exact_match).
     canonicalizer: string comparison: "default" (casefold, fold whitespace), "bfcl", "exact"
         or a callable.
     name_canonicalizer: "exact" (default), "underscore" (``a.b`` reads as ``a_b``), callable.

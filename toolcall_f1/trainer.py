@@ -370,7 +370,7 @@ def make_compute_metrics(tokenizer: Any, **options: Any) -> ToolCallComputeMetri
     decode_kwargs
         Passed to ``batch_decode``; ``skip_special_tokens=True`` unless overridden (for
         predictions read with a response template: ``False`` unless overridden).
-    level, matching, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, per_tool, return_details, progress, confidence_level, n_resamples, seed, pass_k
+    level, matching, order, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, per_tool, return_details, progress, confidence_level, n_resamples, seed, pass_k
         The metric's compute options (:data:`COMPUTE_OPTIONS`: the fields of
         :class:`~toolcall_f1.Settings`, then its output options, then the interval's). Checked
         now, as one ``Settings``, so a typo fails before training starts. An interval (``ci``)

@@ -221,3 +221,65 @@ def test_json_text_giving_a_key_two_values_names_the_example_everywhere(
     assert "twice.jsonl:1: duplicate key 'name' in the tools field" in err
     assert "twice.jsonl:2: duplicate key 'calls' in the reference" in err
     assert "twice.jsonl:3: reference: json: duplicate key 'calls' with different values" in err
+
+
+#: order="strict" and order="turns" (SPEC §5b) through every entry point: per order, the
+#: predictions and references (under "turns": conversations, the predictions one entry per turn —
+#: lists, BFCL's call strings, JSON text — and a reference as JSON text)
+ORDERED: dict[str, tuple[list[Any], list[Any]]] = {
+    "strict": (["[a(), b(x=1), c()]", "[f(x=1), f(x=2)]", "[g()]"],
+               [[{"name": "b", "arguments": {"x": 1}}, {"name": "a", "arguments": {}}], "[f(x=2), f(x=1)]",
+                [{"name": "g", "arguments": {}}]]),
+    "turns": ([[["f(a=1)"], ["g(b=2)"]], [["g(b=2)"], ["f(a=1)"]], json.dumps([["f(a=1)"]]),
+               [["f(a=1)"], "[g(b=3)]", ["h()"]]],
+              [{"turns": [["f(a=1)"], ["g(b=2)"]]}, {"turns": [["f(a=1)"], ["g(b=2)"]]},
+               json.dumps({"turns": [["f(a=1)"], ["g(b=2)"]], "tools": []}),
+               {"turns": [[{"name": "f", "arguments": {"a": 1}}], "[g(b=2)]"]}]),
+}
+
+
+class _CharTokenizer:
+    """One id per character (0 pads): any text, JSON of a list of turns too, decodes as given."""
+
+    pad_token_id = 0
+
+    def batch_decode(self, rows: Any, skip_special_tokens: bool = True) -> list[str]:
+        return ["".join(chr(i) for i in row if i > 0) for row in rows]
+
+
+def _char_ids(texts: list[str]) -> Any:
+    width = max(map(len, texts))
+    return np.array([[ord(c) for c in t] + [-100] * (width - len(t)) for t in texts])
+
+
+@pytest.mark.parametrize("order", list(ORDERED))
+@pytest.mark.parametrize("level", ["call", "arg"])
+def test_every_entry_point_gives_the_core_numbers_under_each_order(
+        order: str, level: str, module: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from toolcall_f1.trainer import make_compute_metrics
+
+    preds, refs = ORDERED[order]
+    numbers = [*NUMBERS, "superset_match", "subset_match", "call_decision", "signature"]
+    numbers += ["turn_exact_match"] if order == "turns" else []
+    want = ToolCallMetric(level, order=order).compute(preds, refs, per_tool=True)
+    if order == "strict":
+        assert want["f1"] < ToolCallMetric(level).compute(preds, refs)["f1"]
+    else:
+        assert (want["tp"], want["exact_match"], want["turn_exact_match"]) == (
+            {"call": 4.0, "arg": 9.0}[level], 0.25, 0.5)
+    via_evaluate = module.compute(predictions=preds, references=refs, level=level, order=order, per_tool=True)
+    path = tmp_path / "ordered.jsonl"
+    path.write_text("".join(json.dumps({"prediction": p, "reference": r}) + "\n" for p, r in zip(preds, refs)))
+    capsys.readouterr()
+    assert main(["score", "--input", str(path), "-o", "json", "--no-progress", "--level", level, "--order", order,
+                 "--per-tool"]) == 0
+    via_cli = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    texts = [p if isinstance(p, str) else json.dumps(p) for p in preds]  # what a model generates: text
+    helper = make_compute_metrics(_CharTokenizer(), strip_prompt="none", references=refs, level=level, order=order,
+                                  per_tool=True)
+    helper((_char_ids(texts), _char_ids(texts)))
+    for name, got in (("evaluate", via_evaluate), ("cli", via_cli), ("trainer", helper.last_result)):
+        assert {k: got[k] for k in numbers} == {k: want[k] for k in numbers}, name
+        assert got["per_tool"] == want["per_tool"], name
+    rewards = ToolCallReward(level, order=order)(prompts=["p"] * len(preds), completions=preds, reference=refs)
+    assert rewards == [ToolCallMetric(level, order=order)(p, r).f1 for p, r in zip(preds, refs)]
