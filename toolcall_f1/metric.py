@@ -92,8 +92,9 @@ class ToolCallMetric:
     matching
         ``"greedy"`` (default: best-first pairs) or ``"optimal"`` (the fewest FP+FN; README, "Inputs").
     order
-        ``"any"`` (default: the calls as a multiset) or ``"strict"`` (pairs keep both orders;
-        README, "Order").
+        ``"any"`` (default: the calls as a multiset), ``"strict"`` (pairs keep both orders) or
+        ``"turns"`` (a reference ``{"turns": [...]}``, a prediction with one entry per turn; calls
+        pair only within a turn; README, "Order, turns and argument rules").
     name_canonicalizer
         ``"exact"`` (None), ``"underscore"`` (``a.b`` reads as ``a_b``) or a callable.
     prediction_format, reference_format
@@ -692,7 +693,7 @@ class ToolCallMetric:
         reference_format, prediction_format
             Override the constructor's formats for this call.
         order
-            Override the constructor's ``order`` for this call (``"any"`` or ``"strict"``).
+            Override the constructor's ``order`` for this call (``"any"``, ``"strict"`` or ``"turns"``).
         per_tool, return_details
             Add ``per_tool`` and ``details`` to the result.
         progress
@@ -713,7 +714,8 @@ class ToolCallMetric:
         -------
         dict
             ``f1, precision, recall, exact_match, tp, fp, fn, num_examples,
-            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ optional).
+            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ optional;
+            under ``order="turns"`` also ``turn_exact_match``).
 
         Raises
         ------
