@@ -194,8 +194,8 @@ def matching_preset(inputs: Inputs) -> str | None:
 
 
 def _is_wrapper(value: Any) -> bool:
-    """A per-example reference ``{"calls": list | str, ...}`` (SPEC §2)."""
-    return isinstance(value, Mapping) and isinstance(value.get("calls"), (list, str))
+    """A reference ``{"calls": list | str, ...}`` (SPEC §2) or a conversation ``{"turns": [...]}`` (§5b)."""
+    return isinstance(value, Mapping) and isinstance(value.get("calls", value.get("turns")), (list, str))
 
 
 def read_examples(text: str | None, box: str = "Input") -> list[Any]:
