@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from .calls import Call, GoldCall
 from .counting import Counts, Tally, example_sums, prf
@@ -61,9 +61,12 @@ class Score:
     #: abstention); the metric clears it for text a named format could not read and ``"auto"``
     #: reads as no call.
     attempted: bool = False
-    #: Under ``order="turns"`` (exact reference turns, reference turns): the conversation's
-    #: :class:`~toolcall_f1.turns.TurnsScore` says; None for any other example.
-    turn_counts: ClassVar[tuple[int, int] | None] = None
+
+    @property
+    def turn_counts(self) -> tuple[int, int] | None:
+        """Under ``order="turns"`` (exact reference turns, reference turns), as a conversation's
+        :class:`~toolcall_f1.turns.TurnsScore` says; None for any other example."""
+        return None
 
     @property
     def counts(self) -> Counts:

@@ -106,9 +106,21 @@ def conversation(reference: Any, where: str) -> tuple[list[Any], Any]:
 
 
 def turn_entries(prediction: Any, where: str) -> tuple[list[Any], ToolCallParseError | None]:
-    """A prediction under ``order="turns"`` → (its entries, one per turn; None) — or ``([],
-    the error)`` when it cannot be read at all (JSON text giving a key two values, an input
-    the evaluate adapter could not store).
+    """A prediction under ``order="turns"`` → its entries, one per turn.
+
+    Parameters
+    ----------
+    prediction
+        A list (or tuple, or numpy array) with one entry per turn, or JSON text holding one.
+    where
+        How errors name the prediction (``predictions[3]``).
+
+    Returns
+    -------
+    tuple
+        (the entries, None); or ``([], the error)`` for a prediction that cannot be read at all
+        (JSON text giving a key two values, an input the evaluate adapter could not store): a
+        parse error of the example, every turn unread.
 
     Raises
     ------
@@ -194,8 +206,21 @@ class TurnsScore(Score):
 def combine(turns: Sequence[Score], gold_turns: int, tools_digest: str = "") -> TurnsScore:
     """The example's :class:`TurnsScore` from its turns' scores (SPEC §5b): calls side by side,
     counts summed exactly over every turn's fields, exact when every turn is exact, the first
-    parse error its own (the example counts once in ``num_parse_errors``). ``tools_digest``
-    names the conversation's own tools; with the turns' own, one digest names them all.
+    parse error its own (the example counts once in ``num_parse_errors``).
+
+    Parameters
+    ----------
+    turns
+        Each turn's score: the reference turns, then the prediction's entries past the last.
+    gold_turns
+        How many of ``turns`` are reference turns (what ``turn_exact_match`` counts).
+    tools_digest
+        The digest of the conversation's own tools ("" for none); with the turns' own, one
+        digest names them all in the signature.
+
+    Returns
+    -------
+    TurnsScore
 
     Examples
     --------
