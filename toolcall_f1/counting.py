@@ -307,9 +307,8 @@ class Tally:
             self.num_without_per_tool += 1
         if score.tools_digest:
             self.digests.add(score.tools_digest)
-        turns = getattr(score, "turn_counts", None)  # a conversation's (order="turns")
-        if turns is not None:
-            self._add_turns(turns)
+        if getattr(score, "turns", None) is not None:  # a conversation (order="turns"): its TurnsScore
+            self._add_turns(score.turn_counts)
 
     def _add_turns(self, turns: Sequence[int]) -> None:
         """Fold in (exact reference turns, reference turns) of a conversation, or of a tally."""

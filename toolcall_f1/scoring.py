@@ -63,12 +63,6 @@ class Score:
     attempted: bool = False
 
     @property
-    def turn_counts(self) -> tuple[int, int] | None:
-        """Under ``order="turns"`` (exact reference turns, reference turns), as a conversation's
-        :class:`~toolcall_f1.turns.TurnsScore` says; None for any other example."""
-        return None
-
-    @property
     def counts(self) -> Counts:
         return Counts(self.tp, self.fp, self.fn)
 
