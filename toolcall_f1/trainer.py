@@ -140,7 +140,9 @@ class ToolCallComputeMetrics:
             self._pred_decode_kwargs = {**self.decode_kwargs, "skip_special_tokens": False}
         self.metric, self._core = _resolve_metric(metric, self.compute_kwargs)
         reference_format = self.compute_kwargs.get("reference_format") or getattr(self.metric, "reference_format", None)
-        self._labels_are_replies = reference_format != "bfcl"
+        order = self.compute_kwargs.get("order") or getattr(self.metric, "order", None)
+        # a BFCL answer stays text; under order="turns" a label is the conversation's JSON text
+        self._labels_are_replies = reference_format != "bfcl" and order != "turns"
         self.last_result: dict[str, Any] | None = None
         self.signature: str | None = None
         self._offset = 0

@@ -278,7 +278,13 @@ def test_every_entry_point_gives_the_core_numbers_under_each_order(
     helper = make_compute_metrics(_CharTokenizer(), strip_prompt="none", references=refs, level=level, order=order,
                                   per_tool=True)
     helper((_char_ids(texts), _char_ids(texts)))
-    for name, got in (("evaluate", via_evaluate), ("cli", via_cli), ("trainer", helper.last_result)):
+    results = {"evaluate": via_evaluate, "cli": via_cli, "trainer": helper.last_result}
+    if order == "turns":  # labels decoded: a conversation's JSON text is the reference
+        labels = [r if isinstance(r, str) else json.dumps(r) for r in refs]
+        decoded = make_compute_metrics(_CharTokenizer(), strip_prompt="none", level=level, order=order, per_tool=True)
+        decoded((_char_ids(texts), _char_ids(labels)))
+        results["trainer, labels"] = decoded.last_result
+    for name, got in results.items():
         assert {k: got[k] for k in numbers} == {k: want[k] for k in numbers}, name
         assert got["per_tool"] == want["per_tool"], name
     rewards = ToolCallReward(level, order=order)(prompts=["p"] * len(preds), completions=preds, reference=refs)
