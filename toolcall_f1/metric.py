@@ -493,14 +493,14 @@ class ToolCallMetric:
         if toolset is run.toolset:
             return run, digest
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
-        slot = ("conversation", key, run.toolset)
-        settings = None if key is None else self._memo.get(slot)
-        if settings is None:
+        slot = ("conversation", key, id(run.settings))  # the settings kept in the value: their id stays theirs
+        hit = None if key is None else self._memo.get(slot)
+        if hit is None or hit[0] is not run.settings:
             own = _example_tools_value(plain_json(raw_tools), index)
-            settings = run.settings.replace(tools=merge_plain_tools(run.settings.tools, own))
+            hit = run.settings, run.settings.replace(tools=merge_plain_tools(run.settings.tools, own))
             if key is not None:
-                self._memo.put(slot, settings)
-        return run._replace(settings=settings, toolset=toolset), digest
+                self._memo.put(slot, hit)
+        return run._replace(settings=hit[1], toolset=toolset), digest
 
     def _read_turn(self, turn: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str, bool]:
         """One reference turn → (gold calls, their tool set, its own tools' digest, whether

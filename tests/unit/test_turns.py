@@ -162,6 +162,15 @@ def test_a_turns_own_tools_win_for_that_turn_only() -> None:
     assert r["fn"] == 9.0 and r["signature"] != TURNS.compute([[[], [], []]], [{"turns": ref["turns"]}])["signature"]
 
 
+def test_a_conversations_tools_are_remembered_with_the_calls_settings() -> None:
+    ref = {"turns": [["f(a=1)"]], "tools": [{"name": "f", "parameters": {"properties": {"a": {"type": "integer"}}}}]}
+    pred = ["Sure:\n```python\n[f(a=1)]\n```"]  # "auto" reads it, "bfcl" does not
+    m = ToolCallMetric(order="turns")
+    assert m.compute([pred], [ref])["num_parse_errors"] == 0
+    assert m.compute([pred], [ref], prediction_format="bfcl")["num_parse_errors"] == 1
+    assert m.compute([pred], [ref])["num_parse_errors"] == 0
+
+
 def test_a_reference_group_streams_with_a_conversation() -> None:
     refs = [{"turns": [["f()"]], "group": "a"}, {"turns": [["f()"]], "group": "a"}]
     r = TURNS.compute([[["f()"]], [[]]], refs, pass_k=(1,))
