@@ -354,9 +354,10 @@ class ToolCallMetric:
             raise err.located(_where(index), index) from None
 
     def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None, mode: str,
-                         ) -> tuple[list[Call], str | None]:
-        """A prediction → (calls, the parse error's message or None); with ``"raise"`` it raises.
-        A :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that error."""
+                         entry: int | None = None) -> tuple[list[Call], str | None]:
+        """A prediction (or its ``entry``: a turn, under ``order="turns"``) → (calls, the parse
+        error's message or None); with ``"raise"`` it raises. A :class:`ToolCallParseError`
+        given as the prediction (stored by the adapter) is that error."""
         if type(prediction) is not str and isinstance(prediction, str):
             prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
         try:
@@ -364,11 +365,13 @@ class ToolCallMetric:
                 raise prediction
             return read_any(prediction, fmt, _reader_context(toolset)), None
         except ToolCallParseError as err:
-            return [], self._unreadable(err, index, mode)
+            return [], self._unreadable(err, index, mode, entry)
 
-    def _unreadable(self, err: ToolCallParseError, index: int | None, mode: str) -> str:
-        """The message of a prediction's parse error, counted; with ``"raise"`` it is raised."""
-        located = err.located("predictions" if index is None else f"predictions[{index}]", index)
+    def _unreadable(self, err: ToolCallParseError, index: int | None, mode: str, entry: int | None = None) -> str:
+        """The message of a prediction's (or its ``entry``'s) parse error, counted; with
+        ``"raise"`` it is raised."""
+        where = "predictions" if index is None else f"predictions[{index}]"
+        located = err.located(where if entry is None else f"{where}[{entry}]", index)
         if mode == "raise":
             raise located from None
         return str(located)
@@ -481,7 +484,7 @@ class ToolCallMetric:
         for k in range(max(len(read), len(entries))):
             golds, toolset, own, fill = read[k] if k < len(read) else ([], talk.toolset, "", True)
             entry = entries[k] if k < len(entries) else _UNREACHED
-            scores.append(self._score_turn(entry, error, golds, toolset, own, fill, index, talk))
+            scores.append(self._score_turn(entry, error, golds, toolset, own, fill, (index, k), talk))
         return combine(scores, len(turns), digest)
 
     def _conversation_run(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[_Run, str]:
@@ -522,14 +525,15 @@ class ToolCallMetric:
         return [GoldCall.from_call(c) for c in calls], toolset, digest, True
 
     def _score_turn(self, entry: Any, error: str | None, golds: list[GoldCall], toolset: ToolSet, digest: str,
-                    fill: bool, index: int | None, run: _Run) -> Score:
-        """One turn: its prediction entry read (a list of strings one text at a time: one
-        that cannot be read makes the turn unreadable) and counted against its gold calls."""
-        mode, fmt = run.settings.on_parse_error, run.settings.prediction_format
+                    fill: bool, at: tuple[int | None, int], run: _Run) -> Score:
+        """One turn (``at``: the example's index, the turn's): its prediction entry read (a list
+        of strings one text at a time: one that cannot be read makes the turn unreadable) and
+        counted against its gold calls."""
+        (index, k), mode, fmt = at, run.settings.on_parse_error, run.settings.prediction_format
         preds: list[Call] = []
         if error is None and entry is not _UNREACHED:
             for text in entry if is_call_strings(entry) else (entry,):
-                calls, error = self._read_prediction(text, toolset, fmt, index, mode)
+                calls, error = self._read_prediction(text, toolset, fmt, index, mode, k)
                 if error is not None:
                     preds = []
                     break
@@ -540,7 +544,7 @@ class ToolCallMetric:
         try:
             score = count(preds, parse_error=error)
         except ToolCallParseError as err:  # a predicted value too large to type-check
-            return count([], parse_error=self._unreadable(err, index, mode))
+            return count([], parse_error=self._unreadable(err, index, mode, k))
         if error is not None and fmt != "auto" and entry is not _UNREACHED:
             texts = entry if is_call_strings(entry) else (entry,)
             if all(_no_call_text(text, toolset) for text in texts):

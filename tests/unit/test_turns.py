@@ -101,9 +101,11 @@ def test_unreadable_turns_count_the_example_once_and_are_never_exact() -> None:
     assert [t["exact"] for t in d["turns"]] == [False, True, False]  # unreadable, even against an empty turn
     assert [t["parse_error"] is not None for t in d["turns"]] == [True, False, True]
     assert (r["tp"], r["fp"], r["fn"]) == (1.0, 0.0, 1.0)  # none of the last entry's calls counted
-    assert d["parse_error"] == d["turns"][0]["parse_error"] and "unbalanced brackets" in d["parse_error"]
+    assert d["parse_error"] == d["turns"][0]["parse_error"]  # the first unreadable turn's, naming it
+    assert d["parse_error"].startswith("predictions[0][0]: python: unbalanced brackets")
+    assert d["turns"][2]["parse_error"].startswith("predictions[0][2]: hermes: ")
     assert (d["superset_match"], d["subset_match"]) == (False, False)
-    with pytest.raises(ToolCallParseError, match=r"^predictions\[0\]: python: unbalanced brackets"):
+    with pytest.raises(ToolCallParseError, match=r"^predictions\[0\]\[0\]: python: unbalanced brackets"):
         ToolCallMetric(order="turns", on_parse_error="raise").compute([pred], [ref])
 
 
