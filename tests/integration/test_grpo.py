@@ -16,7 +16,7 @@ datasets = pytest.importorskip("datasets")
 trl = pytest.importorskip("trl")
 
 from toolcall_f1 import ToolCallMetric  # noqa: E402
-from toolcall_f1.rewards import ToolCallReward  # noqa: E402
+from toolcall_f1.rewards import COMPONENTS, ToolCallReward, components  # noqa: E402
 
 from .tiny_models import tiny_gpt2, word_tokenizer  # noqa: E402
 
@@ -111,3 +111,8 @@ def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None, conversational:
         assert entry["rewards/toolcall_arg_f1/mean"] == pytest.approx(sum(call["rewards"]) / 4, abs=1e-6)
         if "log_metric" in call["trl_kwargs"]:  # TRL passes it since early 2026 (huggingface/trl#5233)
             assert "toolcall_arg_f1/parse_error_rate" in entry
+            # every component, as the batch's own scores give it (TRL logs it as a float32)
+            texts = tk.batch_decode(call["completion_ids"], skip_special_tokens=True)
+            want = components([metric(t, ref) for t, ref in zip(texts, call["columns"]["reference"])])
+            for key in COMPONENTS:
+                assert entry[f"toolcall_arg_f1/{key}"] == pytest.approx(want[key], abs=1e-6), key
