@@ -100,7 +100,7 @@ class VerlReward:
         >>> compute_score("bfcl", "[f()]", None)
         Traceback (most recent call last):
         ...
-        ValueError: ToolCallReward: column 'reference', row 0: the reference is missing (None); write [] for an example where no call is expected
+        ValueError: ToolCallReward: column 'ground_truth', row 0: the reference is missing (None); write [] for an example where no call is expected
         """
         for key in VERL_KWARGS:
             settings.pop(key, None)
@@ -131,7 +131,7 @@ class VerlReward:
         key = content_key(sorted(settings.items()))
         known = self._rewards.get(key) if key is not None else None
         if known is None:
-            known = ToolCallReward(**settings)
+            known = ToolCallReward(**{"reference_column": "ground_truth", **settings})  # errors name it
             if key is not None:
                 self._rewards[key] = known
         return known
