@@ -171,3 +171,42 @@ def test_through_openrlhfs_single_turn_executor(openrlhf_agent: Any) -> None:
         check_info(as_experience_info({"rewards": output["reward"], "scores": output["scores"],
                                        "extra_logs": output["extra_logs"]}), reward,
                    tk.decode(ids, skip_special_tokens=False), label)
+
+
+# --------------------------------------------------------------------------- the README's snippets
+
+
+def readme_block(language: str, marker: str) -> str:
+    """The README's one ```<language> block (not a doctest) containing ``marker``."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(rf"```{language}\n(.*?)```", readme, re.S) if marker in b and ">>>" not in b]
+    assert len(blocks) == 1, f"expected one README {language} block with {marker!r}, found {len(blocks)}"
+    return blocks[0]
+
+
+def test_the_readme_command_line_names_this_module() -> None:
+    """The README's ``--remote_rm_url "$(python -c '...')"`` prints this module's file."""
+    import re
+    import subprocess
+    import sys
+
+    block = readme_block("bash", "openrlhf.cli.train_ppo_ray")
+    (code,) = re.findall(r"\$\(python -c '([^']*)'\)", block)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert Path(out.stdout.strip()).resolve() == MODULE_FILE.resolve()
+    assert "--label_key reference" in block
+
+
+def test_the_readme_reward_file(tmp_path: Path) -> None:
+    """The README's ``my_reward.py``, loaded as OpenRLHF loads a ``--remote_rm_url`` file."""
+    path = tmp_path / "my_reward.py"
+    path.write_text(readme_block("python", "# my_reward.py"), encoding="utf-8")
+    reward_func = load_reward_func(path)
+    reward = ToolCallReward(level="arg", reward="exact", parse_error_reward=-1.0)
+    for text, label in SAMPLES:
+        check_info(as_experience_info(reward_func([PROMPT + " " + text], [PROMPT], [label])), reward, text, label)
+    got = reward_func([PROMPT + " " + t for t, _ in SAMPLES], [PROMPT] * 4, [lab for _, lab in SAMPLES])
+    assert got["rewards"].tolist() == [1.0, 0.0, 0.0, -1.0]

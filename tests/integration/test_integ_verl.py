@@ -204,3 +204,75 @@ def test_through_verls_loader_and_reward_manager(verl_package: Any, path: str) -
     check(outputs, ToolCallReward(**reward_kwargs))
     assert [o["reward_score"] for o in outputs] == [1.0, 0.4, -1.0, 1.0]  # arg level: tp 1, fp 1+1, fn 1
     assert sys.modules["verl"] is verl_package
+
+
+# --------------------------------------------------------------------------- the README's snippets
+
+
+def readme_block(language: str, marker: str) -> str:
+    """The README's one ```<language> block (not a doctest) containing ``marker``."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(rf"```{language}\n(.*?)```", readme, re.S) if marker in b and ">>>" not in b]
+    assert len(blocks) == 1, f"expected one README {language} block with {marker!r}, found {len(blocks)}"
+    return blocks[0]
+
+
+def test_the_readme_parquet_snippet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dataset the README writes, read back as verl reads Parquet rows, scores as expected."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from toolcall_f1.integrations.verl import compute_score
+
+    monkeypatch.chdir(tmp_path)
+    exec(compile(readme_block("python", "to_parquet("), "README.md (verl dataset)", "exec"), {})
+    frame = pd.read_parquet(tmp_path / "train.parquet")
+    responses = ["[get_weather(city='Paris'), get_time()]", "Hello!"]
+    got = [compute_score(row["data_source"], text, row["reward_model"]["ground_truth"], dict(row["extra_info"]))
+           for text, (_, row) in zip(responses, frame.iterrows())]
+    assert [g["score"] for g in got] == [2 / 3, 1.0]
+    assert got[0]["hallucinated_tools"] == 1.0  # the example's tools came through extra_info
+
+
+def readme_reward_config() -> dict[str, Any]:
+    """The README's verl command line: its ``reward.custom_reward_function`` overrides, as a config."""
+    import shlex
+
+    words = shlex.split(readme_block("bash", "verl.trainer.main_ppo").replace("\\\n", " "))
+    overrides = [w.lstrip("+") for w in words if w.lstrip("+").startswith("reward.custom_reward_function.")]
+    assert len(overrides) == 5, overrides
+    config: dict[str, Any] = {}
+    for item in overrides:
+        dotted, _, value = item.partition("=")
+        *parents, leaf = dotted.split(".")
+        node = config
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return config
+
+
+def test_the_readme_command_line_pinned() -> None:
+    """The README's overrides, resolved as verl's get_custom_reward_fn would (values as Hydra
+    parses them: ``-1.0`` a float), give the settings they name."""
+    kwargs = readme_reward_config()["reward"]["custom_reward_function"]
+    reward_kwargs = {k: (float(v) if k == "parse_error_reward" else v) for k, v in kwargs["reward_kwargs"].items()}
+    fn = verl_style_reward_fn(kwargs["path"], kwargs["name"], reward_kwargs)
+    assert as_verl_calls(fn, ROWS)[2]["reward_score"] == -1.0  # the cut-off response
+    check(as_verl_calls(fn, ROWS), ToolCallReward(level="arg", reward="f1", parse_error_reward=-1.0))
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:Ray state API is no longer experimental:DeprecationWarning")
+def test_the_readme_command_line_through_verl(verl_package: Any) -> None:
+    """The README's overrides given to verl's own loader, through OmegaConf's dotlist (Hydra's syntax)."""
+    import shlex
+
+    from omegaconf import OmegaConf
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    words = shlex.split(readme_block("bash", "verl.trainer.main_ppo").replace("\\\n", " "))
+    config = OmegaConf.from_dotlist([w.lstrip("+") for w in words if "custom_reward_function" in w])
+    fn = get_custom_reward_fn(config)
+    check(as_verl_calls(fn, ROWS), ToolCallReward(level="arg", reward="f1", parse_error_reward=-1.0))
