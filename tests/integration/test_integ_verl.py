@@ -276,3 +276,25 @@ def test_the_readme_command_line_through_verl(verl_package: Any) -> None:
     config = OmegaConf.from_dotlist([w.lstrip("+") for w in words if "custom_reward_function" in w])
     fn = get_custom_reward_fn(config)
     check(as_verl_calls(fn, ROWS), ToolCallReward(level="arg", reward="f1", parse_error_reward=-1.0))
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:Ray state API is no longer experimental:DeprecationWarning")
+def test_schemas_and_weights_in_reward_kwargs(verl_package: Any) -> None:
+    """``reward_kwargs.tools`` and ``.weights`` reach the reward as OmegaConf containers (Hydra's
+    config): read as the lists and dicts they hold."""
+    from omegaconf import OmegaConf
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+
+    schemas = [{"name": "get_weather", "importance": 3, "parameters": {"properties": {"city": {}}}},
+               {"name": "get_time", "parameters": {"properties": {}}}]
+    config = OmegaConf.create({"reward": {"custom_reward_function": {
+        "path": "pkg://toolcall_f1.integrations.verl", "name": "compute_score",
+        "reward_kwargs": {"tools": schemas, "weights": {"get_time": 2}}}}})
+    fn = get_custom_reward_fn(config)
+    response = "[get_weather(city='Paris'), get_time(), search()]"
+    got = fn(data_source="t", solution_str=response,
+             ground_truth='[{"name": "get_weather", "arguments": {"city": "Paris"}}]', extra_info={})
+    want = ToolCallMetric(tools=schemas, weights={"get_time": 2})(response, [("get_weather", {"city": "Paris"})])
+    assert got["score"] == want.f1 == 2 * 3 / (2 * 3 + 2 + 1)  # weights 3 (tp), 2 and 1 (fp)
+    assert got["hallucinated_tools"] == 1.0 and got["extra_calls"] == 2.0

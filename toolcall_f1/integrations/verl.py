@@ -104,7 +104,7 @@ class VerlReward:
         """
         for key in VERL_KWARGS:
             settings.pop(key, None)
-        reward = self.reward(settings)
+        reward = self.reward({key: _plain(value) for key, value in settings.items()})
         tools = extra_info.get("tools") if isinstance(extra_info, Mapping) else None
         (value,), (score,) = reward.judge([solution_str], [ground_truth], None if tools is None else [tools])
         return {"score": value, **components([score])}
@@ -135,6 +135,16 @@ class VerlReward:
             if key is not None:
                 self._rewards[key] = known
         return known
+
+
+def _plain(value: Any) -> Any:
+    """A setting as plain data: an OmegaConf list or mapping (what verl's Hydra config makes of
+    ``reward_kwargs.tools`` or ``.weights``) as lists and dicts; anything else as it is."""
+    if type(value).__module__.split(".")[0] != "omegaconf":
+        return value
+    from omegaconf import OmegaConf  # a verl dependency: present wherever such a value is
+
+    return OmegaConf.to_container(value, resolve=True)
 
 
 #: The function to name in verl's config (``custom_reward_function.name=compute_score``).
