@@ -64,7 +64,7 @@ class ToolCallReward:
         What each completion earns: ``"f1"`` (default; partial credit, as ToolRL), ``"exact"``
         (Nemotron Tool-N1's binary reward: 1.0 when every gold call is paired exactly and
         nothing else is called, else 0.0), ``"precision"`` or ``"recall"``. Weights apply to
-        all but ``"exact"``. ``score=`` is its former name (either may be given, not both).
+        all but ``"exact"``.
     reference_column
         The dataset column holding each example's gold calls, in any reference shape the
         metric accepts: calls, a JSON or Python-syntax string, ``{"calls": ..., "tools":
@@ -78,12 +78,14 @@ class ToolCallReward:
         column): a list of schemas (dicts or JSON strings), one JSON string of that list, or
         ``None`` for none. They apply on top of the constructor's ``tools``. The default,
         ``"tools"``, is read when the dataset has it; any other name must be present.
+    score
+        ``reward``'s former name: give one of the two.
     parse_error_reward
         What a completion earns when its tool calls cannot be read (broken JSON in a
         ``<tool_call>`` block, a cut-off call, ...). Default 0.0.
     name
         The reward's ``__name__``, under which TRL logs it (``rewards/<name>/mean``).
-        Default ``"toolcall_<level>_<score>"``.
+        Default ``"toolcall_<level>_<reward>"``.
     **metric_settings
         The other fields of :class:`~toolcall_f1.Settings`, the metric's settings: ``tools``,
         ``weights``, ``canonicalizer``, ``matching``, ``name_canonicalizer``,
