@@ -1,14 +1,11 @@
 """Gradio demo of the ``toolcall_f1`` metric: glue only, no scoring logic.
 
-Everything that decides a number lives in :mod:`toolcall_f1`; this file reads the text boxes,
-calls :meth:`toolcall_f1.ToolCallMetric.compute` with ``per_tool=True, return_details=True``,
-and lays the result out: score cards, a match table (one row per predicted/gold call, coloured
-by outcome, with what each row adds to TP/FP/FN), a per-tool F1 chart and a snippet that
-reproduces the result in Python and on the command line.
-
-The page scores its first preset before anyone clicks, and scores again whenever a preset, a
-setting or a box changes, so what it shows always belongs to what it shows beside it. Its words
-are data beside this file (``app_data/``): presets, labels, markup, help, input convention, style.
+Everything that decides a number lives in :mod:`toolcall_f1`. The *Score* tab reads the boxes,
+calls :meth:`toolcall_f1.ToolCallMetric.compute` (``per_tool=True, return_details=True``) and lays
+the result out: score cards, a match table (what each row adds to TP/FP/FN), a per-tool chart and
+snippets that reproduce it. The *Compare* tab scores two systems with :func:`toolcall_f1.compare`.
+Both score on arrival and again whenever an input changes, so what they show belongs to what is
+beside it. The page's words are data beside this file (``app_data/``).
 
 Run ``python app.py`` (``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` are respected).
 """
@@ -20,6 +17,7 @@ import html
 import json
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -72,6 +70,7 @@ class Inputs:
     tools: str = ""
     level: str = _DEFAULT.level
     matching: str = _DEFAULT.matching
+    order: str = _DEFAULT.order
     canonicalizer: str = _DEFAULT.canonicalizer
     name_canonicalizer: str = _DEFAULT.name_canonicalizer
     prediction_format: str = _DEFAULT.prediction_format
@@ -90,7 +89,7 @@ class Inputs:
         return cls(**{n: getattr(defaults, n) if v is None else str(v) for n, v in zip(names, values, strict=False)})
 
     def values(self) -> tuple[str, ...]:
-        """The nine values in the page's order."""
+        """The values in the page's order."""
         return tuple(getattr(self, f.name) for f in fields(self))
 
     def settings(self, changed: bool = True) -> dict[str, Any]:
@@ -156,9 +155,12 @@ def preset_blurb(key: str | None) -> str:
     >>> preset_blurb(None)
     ''
     """
-    if key is None:
-        return ""
-    return HTML["blurb"].format(label=html.escape(PRESETS[key].label), description=PRESETS[key].description)
+    return "" if key is None else preset_blurb_of(PRESETS[key])
+
+
+def preset_blurb_of(preset: Preset) -> str:
+    """A preset's blurb: its label (escaped) and its description (HTML)."""
+    return HTML["blurb"].format(label=html.escape(preset.label), description=preset.description)
 
 
 def preset_values(key: str) -> tuple[str, ...]:
@@ -321,7 +323,7 @@ def score_inputs(*values: str | None) -> dict[str, Any]:
     Parameters
     ----------
     *values
-        The nine page values in order (see :class:`Inputs`); missing ones are the defaults.
+        The page values in order (see :class:`Inputs`); missing ones are the defaults.
 
     Returns
     -------
@@ -611,6 +613,15 @@ def _snippet_data(inputs: Inputs, unreadable: list[Any]) -> tuple[list[Any], lis
         return unreadable, unreadable, None
 
 
+def _python(head: str, data: Sequence[tuple[str, Any, str]], call: str, args: Sequence[str], tail: str) -> str:
+    """A Python snippet: the import, ``head``, the data (``(name, value, which box)``), ``call``
+    with one argument a line, then ``tail``."""
+    install = f'"toolcall_f1 @ git+https://huggingface.co/spaces/{REPO_ID}"' if SPACE_ID else "-e . (this repository)"
+    assignments = "".join(f"{name} = {_literal(value, what)}\n" for name, value, what in data)
+    body = "".join(f"    {a},\n" for a in args)
+    return f"import toolcall_f1  # pip install {install}\n\n{head}{assignments}result = {call}(\n{body})\n{tail}"
+
+
 def python_snippet(inputs: Inputs) -> str:
     """Python that reproduces the page's result with the metric (``toolcall_f1.load`` or the Hub).
 
@@ -630,26 +641,33 @@ def python_snippet(inputs: Inputs) -> str:
     )
     print(result["f1"], result["signature"])
     """
-    install = f'"toolcall_f1 @ git+https://huggingface.co/spaces/{REPO_ID}"' if SPACE_ID else "-e . (this repository)"
     predictions, references, tools = _snippet_data(inputs, ["..."])
     data = [("predictions", predictions, "the Predictions box"), ("references", references, "the References box")]
-    if tools is not None:
-        data.append(("tools", tools, "the Tool schemas box"))
-    args = [f"{name}={name}" for name, _, _ in data]
-    args += [f"{k}={v!r}" for k, v in inputs.settings().items()]
-    assignments = "".join(f"{name} = {_literal(value, what)}\n" for name, value, what in data)
-    body = "".join(f"    {a},\n" for a in [*args, "per_tool=True"])
-    return (
-        f"import toolcall_f1  # pip install {install}\n\n"
-        f'metric = toolcall_f1.load()  # or: evaluate.load("{REPO_ID}")\n'
-        f"{assignments}"
-        f"result = metric.compute(\n{body})\n"
-        'print(result["f1"], result["signature"])'
-    )
+    data += [("tools", tools, "the Tool schemas box")] if tools is not None else []
+    args = [*(f"{name}={name}" for name, _, _ in data), *(f"{k}={v!r}" for k, v in inputs.settings().items()), "per_tool=True"]
+    return _python(f'metric = toolcall_f1.load()  # or: evaluate.load("{REPO_ID}")\n', data, "metric.compute", args,
+                   'print(result["f1"], result["signature"])')
 
 
 def _heredoc(path: str, lines: Sequence[str]) -> str:
     return f"cat > {path} <<'EOF'\n" + "".join(f"{line}\n" for line in lines) + "EOF\n"
+
+
+def _shell(files: Sequence[tuple[str, list[Any]]], tools: Any, command: str, settings: Mapping[str, Any]) -> str:
+    """A shell snippet: a heredoc writing each JSONL file (one line per example) and the tools,
+    then ``command`` with ``--tools`` and the settings' flags."""
+    parts = []
+    for path, examples in files:
+        lines = [json.dumps(x, ensure_ascii=False) for x in examples]
+        if sum(map(len, lines)) > SNIPPET_CAP or not lines:
+            parts.append(f"# {path}: one JSON value per line, one line per example (too long to inline)\n")
+        else:
+            parts.append(_heredoc(path, lines))
+    if tools is not None:
+        text = json.dumps(tools, ensure_ascii=False)
+        parts.append(_heredoc("tools.json", [text]) if len(text) <= SNIPPET_CAP else "# tools.json: your schemas\n")
+        command += " --tools tools.json"
+    return "".join(parts) + command + "".join(f" --{k.replace('_', '-')} {v}" for k, v in settings.items())
 
 
 def cli_snippet(inputs: Inputs) -> str:
@@ -667,20 +685,9 @@ def cli_snippet(inputs: Inputs) -> str:
     toolcall-f1 score --predictions predictions.jsonl --references references.jsonl --matching optimal --per-tool
     """
     predictions, references, tools = _snippet_data(inputs, [])
-    parts = []
-    for path, examples in (("predictions.jsonl", predictions), ("references.jsonl", references)):
-        lines = [json.dumps(x, ensure_ascii=False) for x in examples]
-        if sum(map(len, lines)) > SNIPPET_CAP or not lines:
-            parts.append(f"# {path}: one JSON value per line, one line per example (too long to inline)\n")
-        else:
-            parts.append(_heredoc(path, lines))
-    command = "toolcall-f1 score --predictions predictions.jsonl --references references.jsonl"
-    if tools is not None:
-        text = json.dumps(tools, ensure_ascii=False)
-        parts.append(_heredoc("tools.json", [text]) if len(text) <= SNIPPET_CAP else "# tools.json: your schemas\n")
-        command += " --tools tools.json"
-    command += "".join(f" --{k.replace('_', '-')} {v}" for k, v in inputs.settings().items())
-    return "".join(parts) + command + " --per-tool"
+    return _shell([("predictions.jsonl", predictions), ("references.jsonl", references)], tools,
+                  "toolcall-f1 score --predictions predictions.jsonl --references references.jsonl",
+                  inputs.settings()) + " --per-tool"
 
 
 # --------------------------------------------------------------------------- one computation
@@ -704,14 +711,14 @@ def _describe(err: BaseException) -> str:
 
 
 def run(*values: str | None) -> View:
-    """Score the page's nine values (see :class:`Inputs`): never raises.
+    """Score the page's values (see :class:`Inputs`): never raises.
 
     Bad input comes back as a readable error message (``View.message``) with no result.
 
     Parameters
     ----------
     *values
-        The three boxes, then the six settings (:class:`Inputs`); ``None`` reads as empty or the default.
+        The three boxes, then the settings (:class:`Inputs`); ``None`` reads as empty or the default.
 
     Returns
     -------
@@ -739,20 +746,189 @@ def run(*values: str | None) -> View:
 def score_api(predictions: str, references: str, tools: str = "", level: str = _DEFAULT.level,
               matching: str = _DEFAULT.matching, canonicalizer: str = _DEFAULT.canonicalizer,
               name_canonicalizer: str = _DEFAULT.name_canonicalizer, prediction_format: str = _DEFAULT.prediction_format,
-              reference_format: str = _DEFAULT.reference_format) -> dict[str, Any]:
-    """The page's API endpoint: the full result, or ``{"error": message}``; never raises.
+              reference_format: str = _DEFAULT.reference_format, order: str = _DEFAULT.order) -> dict[str, Any]:
+    """The page's API endpoint: the full result, or ``{"error": message}``; never raises
+    (``order`` last: the positional order of the endpoint's first clients holds).
 
     Examples
     --------
     >>> score_api("[f()]", "[f()]")["f1"], score_api("[f()]", "[f(")["error"][:13]
     (1.0, 'references[0]')
     """
-    view = run(predictions, references, tools, level, matching, canonicalizer, name_canonicalizer,
-               prediction_format, reference_format)
+    view = run(*Inputs(predictions, references, tools, level, matching, order, canonicalizer, name_canonicalizer,
+                       prediction_format, reference_format).values())
     if view.result is None:
         text = re.sub(r"<[^>]*>", "", view.message).removeprefix("Cannot score these inputs. ")
         return {"error": _safe(html.unescape(text))}
     return json.loads(_safe(json.dumps(view.result, ensure_ascii=False)))
+
+
+# --------------------------------------------------------------------------- compare two systems
+
+#: The compare tab's words: system names, boxes, tests (``app_data/page.json``, ``"compare"``).
+COMPARE_TEXT: dict[str, Any] = TEXT["compare"]
+BASELINE, NEW = COMPARE_TEXT["systems"]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """The compare tab's values in the page's order: the new system's box, the test, its
+    resamples (None: the test's default) and seed, then :class:`Inputs` whose predictions are
+    the baseline's."""
+
+    new: str = ""
+    test: str = "bootstrap"
+    n_resamples: int | None = None
+    seed: int = 12345
+    inputs: Inputs = Inputs()
+
+    @classmethod
+    def of(cls, new: Any = None, test: Any = None, n_resamples: Any = None, seed: Any = None, *values: Any) -> Comparison:
+        """The page's values, in order; ``None`` reads as the default (numbers as whole numbers).
+
+        Examples
+        --------
+        >>> c = Comparison.of("[g()]", None, 200.0, None, "[f()]")
+        >>> c.test, c.n_resamples, c.seed, c.inputs.predictions
+        ('bootstrap', 200, 12345, '[f()]')
+        """
+        d = cls()
+        return cls(d.new if new is None else str(new), d.test if test is None else str(test),
+                   None if n_resamples is None else int(n_resamples), d.seed if seed is None else int(seed),
+                   Inputs.of(*values))
+
+    def values(self) -> tuple[Any, ...]:
+        """The values in the page's order."""
+        return (self.new, self.test, self.n_resamples, self.seed, *self.inputs.values())
+
+
+def _load_comparison(path: Path = DATA / "compare.json") -> tuple[Preset, Comparison]:
+    """The compare tab's example (``compare.json``: a preset's keys, the ``new`` system, the test)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    inputs = Inputs(**{k: _box_text(k, v) for k, v in data["inputs"].items()})
+    return (Preset(data["label"], data["description"], inputs),
+            Comparison(_box_text("new", data["new"]), data["test"], data["n_resamples"], data["seed"], inputs))
+
+
+COMPARE_PRESET, COMPARE_EXAMPLE = _load_comparison()
+
+
+def compare_inputs(*values: Any) -> dict[str, dict[str, Any]]:
+    """Read the compare tab and run :func:`toolcall_f1.compare`: the baseline, then the new system.
+
+    Parameters
+    ----------
+    *values
+        The page's values in order (see :class:`Comparison`).
+
+    Returns
+    -------
+    dict
+        ``toolcall_f1.compare()``'s: system name → ``{"f1", "ci", "delta", "p_value", "signature"}``.
+
+    Raises
+    ------
+    ValueError
+        :class:`InputError` for boxes that break the convention, else ``compare()``'s own.
+
+    Examples
+    --------
+    >>> out = compare_inputs(*COMPARE_EXAMPLE.values())
+    >>> list(out), round(out["new"]["f1"], 4), round(out["new"]["delta"], 4), out["new"]["p_value"] < 0.05
+    (['baseline', 'new'], 0.8814, 0.2498, True)
+    """
+    c = Comparison.of(*values)
+    systems = {BASELINE: read_examples(c.inputs.predictions, "Baseline"), NEW: read_examples(c.new, "New system")}
+    return toolcall_f1.compare(systems, read_examples(c.inputs.references, "References"), test=c.test,
+                               n_resamples=c.n_resamples, seed=c.seed, tools=read_tools(c.inputs.tools),
+                               **c.inputs.settings(changed=False))
+
+
+def run_compare(*values: Any) -> tuple[Comparison, dict[str, dict[str, Any]] | None, str]:
+    """The compare tab's values, ``compare()``'s result (None on bad input) and the message above
+    it (the error, or the warnings ``compare()`` gave: too few examples, unreadable output); never raises.
+
+    Examples
+    --------
+    >>> _, result, message = run_compare("[g()]", "bootstrap", None, 12345, "[f()]", "[f()]")
+    >>> result["new"]["delta"], "too few for a paired test" in message
+    (-1.0, True)
+    """
+    c = Comparison.of(*values)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = compare_inputs(*c.values())
+    except (ValueError, TypeError, RecursionError, OverflowError, LookupError) as err:
+        return c, None, error_html(_describe(err))
+    notes = "".join(f"<li>{html.escape(str(w.message))}</li>" for w in caught)
+    return c, result, HTML["compare_warning"].format(items=notes) if notes else ""
+
+
+def compare_html(c: Comparison, result: Mapping[str, Mapping[str, Any]], examples: int) -> str:
+    """The comparison table, as ``toolcall-f1 compare`` prints it: each system's F1 with its 95%
+    interval, Δ F1 against the baseline and the two-sided p, marked * below 0.05 (4 decimals).
+
+    Examples
+    --------
+    >>> t = compare_html(COMPARE_EXAMPLE, compare_inputs(*COMPARE_EXAMPLE.values()), 30)
+    >>> re.findall(r'data-label="p">([^<]*)<', t), "1000 resamples, seed 12345; 30 examples" in t
+    (['—', '0.0180 *'], True)
+    """
+    rows = []
+    for name, r in result.items():
+        p = r["p_value"]
+        cells = (html.escape(name), f"{r['f1']:.4f}", "[{:.4f}, {:.4f}]".format(*r["ci"]),
+                 "—" if p is None else f"{r['delta']:+.4f}", "—" if p is None else f"{p:.4f}" + (" *" if p < 0.05 else ""))
+        rows.append(HTML["compare_row"].format(mark=" tc-exact" if p is not None and p < 0.05 else "", cells="".join(
+            f'<td data-label="{label}">{value}</td>' for label, value in zip(COMPARE_TEXT["columns"], cells, strict=True))))
+    label, default_n, unit = COMPARE_TEXT["tests"][c.test]
+    note = f"{label}, {c.n_resamples or default_n} {unit}, seed {c.seed}; {examples} examples"
+    head = "".join(f"<th>{h}</th>" for h in COMPARE_TEXT["columns"])
+    return HTML["compare"].format(head=head, rows="".join(rows), note=note,
+                                  signature=html.escape(next(iter(result.values()))["signature"]))
+
+
+def compare_snippets(c: Comparison) -> tuple[str, str]:
+    r"""Python (:func:`toolcall_f1.compare`) and a shell session (``toolcall-f1 compare``) that
+    reproduce the compare tab's numbers (the command line names the systems by their files).
+
+    Examples
+    --------
+    >>> python, shell = compare_snippets(Comparison("[g()]", seed=3, inputs=Inputs("[f()]", "[g()]", level="arg")))
+    >>> print(python.split("\n", 2)[2])
+    baseline = ['[f()]']
+    new = ['[g()]']
+    references = ['[g()]']
+    result = toolcall_f1.compare(
+        {'baseline': baseline, 'new': new},
+        references,
+        test='bootstrap',
+        seed=3,
+        level='arg',
+    )
+    for name, r in result.items():
+        print(name, r["f1"], r["ci"], r["delta"], r["p_value"])
+    >>> print(shell.splitlines()[-1])
+    toolcall-f1 compare --references references.jsonl baseline.jsonl new.jsonl --test bootstrap --seed 3 --level arg
+    """
+    baseline, references, tools = _snippet_data(c.inputs, ["..."])
+    try:
+        new = read_examples(c.new)
+    except ValueError:
+        new = ["..."]
+    data = [(BASELINE, baseline, "the Baseline box"), (NEW, new, "the New system box"),
+            ("references", references, "the References box")]
+    data += [("tools", tools, "the Tool schemas box")] if tools is not None else []
+    test = {"test": c.test, "n_resamples": c.n_resamples, "seed": c.seed}
+    test = {k: v for k, v in test.items() if v is not None}
+    args = [f"{{{BASELINE!r}: {BASELINE}, {NEW!r}: {NEW}}}", "references", *(["tools=tools"] if tools is not None else []),
+            *(f"{k}={v!r}" for k, v in {**test, **c.inputs.settings()}.items())]
+    python = _python("", data, "toolcall_f1.compare", args,
+                     'for name, r in result.items():\n    print(name, r["f1"], r["ci"], r["delta"], r["p_value"])')
+    files = [(f"{BASELINE}.jsonl", baseline), (f"{NEW}.jsonl", new), ("references.jsonl", references)]
+    command = f"toolcall-f1 compare --references references.jsonl {BASELINE}.jsonl {NEW}.jsonl"
+    return python, _shell([(p, [] if v == ["..."] else v) for p, v in files], tools, command, {**test, **c.inputs.settings()})
 
 
 # --------------------------------------------------------------------------- the page
@@ -798,13 +974,13 @@ EMPTY_SCORES = HTML["empty_scores"].format()
 
 
 def on_change(*values: Any) -> tuple[Any, ...]:
-    """Any input changed, or Compute: the nine values, then errors-only and JSON-open flags."""
+    """Any input changed, or Compute: the values, then errors-only and JSON-open flags."""
     *inputs, errors_only, json_open = values
     return _outputs(run(*inputs), bool(errors_only), bool(json_open))
 
 
 def on_preset(key: str, errors_only: bool, json_open: bool) -> tuple[Any, ...]:
-    """A preset button: its nine values, and its result (no second click needed)."""
+    """A preset button: its values, and its result (no second click needed)."""
     values = PRESETS[key].inputs.values()
     return (*values, *_outputs(run(*values), bool(errors_only), bool(json_open)))
 
@@ -820,73 +996,128 @@ def on_json(view: View) -> tuple[str, bool]:
     return _safe(raw), True
 
 
-def _settings(first: Inputs) -> list[Any]:
-    """The six settings, each offering what :meth:`toolcall_f1.Settings.allowed` names; the two
-    formats side by side (help on each is in "What ... mean")."""
+def _settings(first: Inputs, prefix: str = "") -> list[Any]:
+    """The settings, each offering what :meth:`toolcall_f1.Settings.allowed` names (so a new
+    ``order`` appears by itself); the two formats side by side (help in "What ... mean")."""
 
     def choice(kind: Any, name: str) -> Any:
         options = PREDICTION_FORMATS if name == "prediction_format" else toolcall_f1.Settings.allowed(name)
-        return kind(list(options), value=getattr(first, name), elem_id=name.replace("_", "-"), **TEXT["settings"][name])
+        spec = dict(TEXT["settings"][name])
+        if isinstance(spec.get("info"), dict):  # a note per option: only the options the metric offers
+            spec["info"] = " · ".join(f"{o}: {spec['info'][o]}" for o in options if o in spec["info"])
+        return kind(list(options), value=getattr(first, name), elem_id=prefix + name.replace("_", "-"), **spec)
 
     names = list(first.settings(changed=False))
-    settings: list[Any] = [choice(gr.Radio, name) for name in names[:4]]
+    settings: list[Any] = [choice(gr.Radio, name) for name in names[:-2]]
     with gr.Row():
-        settings += [choice(gr.Dropdown, name) for name in names[4:]]
+        settings += [choice(gr.Dropdown, name) for name in names[-2:]]
     return settings
 
 
-def build_demo() -> gr.Blocks:
-    """The Blocks app: presets, inputs, settings, and results that follow them."""
+#: Every handler that computes or reads a stored view: one queue, one at a time, in the order the
+#: page sent them (a slower earlier compute can never land after a later one).
+PRIVATE: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score", "concurrency_limit": 1}
+
+
+def _score_tab() -> None:
+    """The Score tab: presets, boxes, settings, and the result that follows them."""
     first = run(*PRESETS[FIRST_PRESET].inputs.values())
     initial = _outputs(first, False, False)
+    with gr.Row(elem_id="presets"):
+        buttons = {key: gr.Button(p.label, size="sm", min_width=110, elem_id=f"preset-{key}") for key, p in PRESETS.items()}
+    preset_info = gr.HTML(initial[0], css_template=_CSS, elem_id="preset-info")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=280):
+            boxes = [gr.Textbox(getattr(first.inputs, name), elem_id=name, **spec) for name, spec in TEXT["boxes"].items()]
+            compute = gr.Button("Compute", variant="primary", elem_id="compute")
+        with gr.Column(scale=2, min_width=260):
+            settings = _settings(first.inputs)
+    message = gr.HTML(initial[1], css_template=_CSS, elem_id="message")
+    scores = gr.HTML(initial[2], css_template=_CSS, elem_id="scores")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=280):
+            errors_only = gr.Checkbox(False, label="Only rows with errors", elem_id="errors-only")
+            table = gr.HTML(initial[3], css_template=_CSS, elem_id="match-table")
+        with gr.Column(scale=2, min_width=260):
+            chart = gr.HTML(initial[4], css_template=_CSS, elem_id="per-tool-chart")
+    with gr.Accordion("Reproduce this result (Python, command line)", open=False, elem_id="reproduce"):
+        python = gr.Code(initial[5], language="python", label="Python", elem_id="python-snippet")
+        cli = gr.Code(initial[6], language="shell", label="Command line", elem_id="cli-snippet")
+    with gr.Accordion("What the numbers and settings mean", open=False, elem_id="help"):
+        gr.Markdown(HELP)
+    with gr.Accordion("Full result (JSON)", open=False, elem_id="raw-accordion") as raw_accordion:
+        raw = gr.Code("", language="json", label="compute(..., per_tool=True, return_details=True)", elem_id="raw-result")
+    with gr.Accordion("Input convention", open=False, elem_id="convention"):
+        gr.Markdown(CONVENTION)
+    view, json_open = gr.State(first), gr.State(False)
+    inputs = [*boxes, *settings]
+    outputs = [preset_info, message, scores, table, chart, python, cli, raw, view]
+    for key, button in buttons.items():
+        button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **PRIVATE)
+    _follow(boxes, settings, compute, on_change, [*inputs, errors_only, json_open], outputs)
+    errors_only.input(on_filter, [view, errors_only], table, **PRIVATE)
+    raw_accordion.expand(on_json, view, [raw, json_open], **PRIVATE)
+    raw_accordion.collapse(lambda: ("", False), None, [raw, json_open], **PRIVATE)  # frees the page
+
+
+def _follow(boxes: list[Any], settings: list[Any], button: Any, handler: Any, inputs: list[Any], outputs: list[Any]) -> None:
+    """Recompute on every change. Text boxes: .change (gradio 6 fires .input on key presses only,
+    not on a paste or a deletion); a preset's own fill triggers it too and recomputes the same
+    result. Settings: .input (a user's choice; a preset has already scored its own settings).
+    "always_last": while one compute runs, only the newest change waits (a debounce)."""
+    for component in boxes:
+        component.change(handler, inputs, outputs, trigger_mode="always_last", **PRIVATE)
+    for component in settings:
+        component.input(handler, inputs, outputs, trigger_mode="always_last", **PRIVATE)
+    button.click(handler, inputs, outputs, **PRIVATE)
+
+
+def on_compare(*values: Any) -> tuple[str, ...]:
+    """A compare-tab input changed, or Compare: its blurb, message, table and two snippets."""
+    c, result, message = run_compare(*values)
+    blurb = preset_blurb_of(COMPARE_PRESET) if c == COMPARE_EXAMPLE else ""
+    table = compare_html(c, result, len(read_examples(c.inputs.references))) if result is not None else ""
+    return tuple(_safe(x) for x in (blurb, message, table, *compare_snippets(c)))
+
+
+def _compare_tab() -> None:
+    """The Compare tab: two systems' boxes, the references, the test, and compare()'s table."""
+    first, text = COMPARE_EXAMPLE, COMPARE_TEXT
+    initial = on_compare(*first.values())
+    example = gr.Button(COMPARE_PRESET.label, size="sm", min_width=110, elem_id="preset-compare")
+    info = gr.HTML(initial[0], css_template=_CSS, elem_id="compare-info")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=280):
+            box = {name: gr.Textbox(getattr(first.inputs, name, first.new), elem_id=f"compare-{name}", **spec)
+                   for name, spec in text["boxes"].items()}
+            button = gr.Button("Compare", variant="primary", elem_id="compare-run")
+        with gr.Column(scale=2, min_width=260):
+            test = gr.Radio(list(text["tests"]), value=first.test, elem_id="compare-test", **text["test"])
+            with gr.Row():
+                number = [gr.Number(getattr(first, k), precision=0, elem_id=f"compare-{k.replace('_', '-')}", **text[k])
+                          for k in ("n_resamples", "seed")]
+            settings = _settings(first.inputs, "compare-")
+    message = gr.HTML(initial[1], css_template=_CSS, elem_id="compare-message")
+    table = gr.HTML(initial[2], css_template=_CSS, elem_id="compare-result")
+    with gr.Accordion("Reproduce this comparison (Python, command line)", open=False, elem_id="compare-reproduce"):
+        python = gr.Code(initial[3], language="python", label="Python", elem_id="compare-python")
+        cli = gr.Code(initial[4], language="shell", label="Command line", elem_id="compare-cli")
+    inputs = [box["new"], test, *number, box["predictions"], box["references"], box["tools"], *settings]
+    outputs = [info, message, table, python, cli]
+    example.click(lambda: (*first.values(), *on_compare(*first.values())), None, [*inputs, *outputs], **PRIVATE)
+    _follow(list(box.values()), [test, *number, *settings], button, on_compare, inputs, outputs)
+
+
+def build_demo() -> gr.Blocks:
+    """The Blocks app: a Score tab (presets, inputs, settings, and results that follow them) and a
+    Compare tab (two systems, a paired test)."""
     with gr.Blocks(title=TEXT["title"], analytics_enabled=False) as blocks:
         gr.HTML(header_html(), css_template=_CSS, elem_id="header")
-        with gr.Row(elem_id="presets"):
-            buttons = {key: gr.Button(p.label, size="sm", min_width=110, elem_id=f"preset-{key}") for key, p in PRESETS.items()}
-        preset_info = gr.HTML(initial[0], css_template=_CSS, elem_id="preset-info")
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=280):
-                boxes = [gr.Textbox(getattr(first.inputs, name), elem_id=name, **spec) for name, spec in TEXT["boxes"].items()]
-                compute = gr.Button("Compute", variant="primary", elem_id="compute")
-            with gr.Column(scale=2, min_width=260):
-                settings = _settings(first.inputs)
-        message = gr.HTML(initial[1], css_template=_CSS, elem_id="message")
-        scores = gr.HTML(initial[2], css_template=_CSS, elem_id="scores")
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=280):
-                errors_only = gr.Checkbox(False, label="Only rows with errors", elem_id="errors-only")
-                table = gr.HTML(initial[3], css_template=_CSS, elem_id="match-table")
-            with gr.Column(scale=2, min_width=260):
-                chart = gr.HTML(initial[4], css_template=_CSS, elem_id="per-tool-chart")
-        with gr.Accordion("Reproduce this result (Python, command line)", open=False, elem_id="reproduce"):
-            python = gr.Code(initial[5], language="python", label="Python", elem_id="python-snippet")
-            cli = gr.Code(initial[6], language="shell", label="Command line", elem_id="cli-snippet")
-        with gr.Accordion("What the numbers and settings mean", open=False, elem_id="help"):
-            gr.Markdown(HELP)
-        with gr.Accordion("Full result (JSON)", open=False, elem_id="raw-accordion") as raw_accordion:
-            raw = gr.Code("", language="json", label="compute(..., per_tool=True, return_details=True)", elem_id="raw-result")
-        with gr.Accordion("Input convention", open=False, elem_id="convention"):
-            gr.Markdown(CONVENTION)
-        view, json_open = gr.State(first), gr.State(False)
-        inputs = [*boxes, *settings]
-        outputs = [preset_info, message, scores, table, chart, python, cli, raw, view]
-        # One queue for everything that computes or reads the stored view, one at a time, in
-        # the order the page sent them: a slower earlier compute can never land after a later one.
-        private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score", "concurrency_limit": 1}
-        for key, button in buttons.items():
-            button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **private)
-        # Text boxes: .change (gradio 6 fires .input on key presses only, not on a paste or a
-        # deletion); a preset's own fill triggers it too and recomputes the same result.
-        # Settings: .input (a user's choice; a preset has already scored its own settings).
-        # "always_last": while one compute runs, only the newest change waits (a debounce).
-        for component in boxes:
-            component.change(on_change, [*inputs, errors_only, json_open], outputs, trigger_mode="always_last", **private)
-        for component in settings:
-            component.input(on_change, [*inputs, errors_only, json_open], outputs, trigger_mode="always_last", **private)
-        compute.click(on_change, [*inputs, errors_only, json_open], outputs, **private)
-        errors_only.input(on_filter, [view, errors_only], table, **private)
-        raw_accordion.expand(on_json, view, [raw, json_open], **private)
-        raw_accordion.collapse(lambda: ("", False), None, [raw, json_open], **private)  # frees the page
+        with gr.Tabs(elem_id="tabs"):
+            with gr.Tab(COMPARE_TEXT["tabs"][0], elem_id="score-tab"):
+                _score_tab()
+            with gr.Tab(COMPARE_TEXT["tabs"][1], elem_id="compare-tab"):
+                _compare_tab()
         gr.api(score_api, api_name="score", api_description=API_DESCRIPTION)
     return blocks
 
