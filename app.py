@@ -26,25 +26,19 @@ from typing import Any
 import gradio as gr
 
 import toolcall_f1
+from app_render import (DATA, EMPTY_REFERENCES_HINT, EMPTY_SCORES, HTML, ROW_CAP, TEXT, Row,
+                        chart_html, compare_html, error_html, parse_warning_html, render_call, render_verdicts,
+                        result_rows, safe, scores_html, table_html)
 
-__all__ = ["PRESETS", "InputError", "Inputs", "Preset", "Row", "View", "build_demo", "chart_html", "cli_snippet",
-           "demo", "error_html", "load_presets", "matching_preset", "parse_warning_html", "preset_values",
-           "python_snippet", "read_examples", "read_tools", "render_call", "render_verdicts", "result_rows", "run",
-           "score_api", "score_inputs", "scores_html", "table_html"]
+__all__ = ["COMPARE_EXAMPLE", "COMPARE_PRESET", "DATA", "EMPTY_SCORES", "INTERVAL_FROM", "PRESETS",
+           "ROW_CAP", "Comparison", "InputError", "Inputs", "Preset", "Row", "View", "build_demo",
+           "chart_html", "cli_snippet", "compare_html", "compare_inputs", "compare_snippets", "demo",
+           "error_html", "load_presets", "matching_preset", "on_compare", "parse_warning_html",
+           "preset_values", "python_snippet", "read_examples", "read_tools", "render_call",
+           "render_verdicts", "result_rows", "run", "run_compare", "score_api", "score_inputs",
+           "scores_html", "table_html"]
 
-#: The page's data files: presets, labels, help text and style, beside this file (the Space pushes them).
-DATA = Path(__file__).resolve().with_name("app_data")
-#: The page's labels and options (``app_data/page.json``).
-TEXT: dict[str, Any] = json.loads((DATA / "page.json").read_text(encoding="utf-8"))
-#: The page's markup (``app_data/templates.html``): ``<template id="name">``, a line break between tags dropped.
-HTML = {key: re.sub(r">\s*\n\s*<", "><", body.strip())
-        for key, body in re.findall(r'<template id="(\w+)">(.*?)</template>', (DATA / "templates.html").read_text("utf-8"), re.S)}
-#: ``auto`` first: it is the default and the one to try first.
 PREDICTION_FORMATS = ("auto", *(f for f in toolcall_f1.Settings.allowed("prediction_format") if f != "auto"))
-UNMATCHED = "—"
-#: At most this many table rows reach the browser (mismatches first when there are more).
-ROW_CAP = 200
-TOOL_CAP = 40  #: at most this many tools in the chart (worst first)
 SNIPPET_CAP = 4000  #: inputs longer than this are not inlined into the reproduce snippets
 INTERVAL_FROM = 20  #: from this many examples on, the 95% intervals show (README, "Is the difference real?")
 #: The Hub repository, on a Space (``SPACE_ID`` is set by the Space runtime).
@@ -347,255 +341,6 @@ def score_inputs(*values: str | None) -> dict[str, Any]:
                                    confidence_level=0.95 if len(predictions) >= INTERVAL_FROM else None)
 
 
-# --------------------------------------------------------------------------- the match table
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One line of the match table: a pair, an unmatched call, or a parse error.
-
-    ``outcome`` is ``"exact"``, ``"wrong"`` (paired, not exact), ``"extra"`` (unmatched prediction),
-    ``"missed"`` (unmatched gold) or ``"parse"``; ``weight`` and ``counts`` (what the row adds to TP,
-    FP, FN) are the metric's own, from ``details``."""
-
-    example: int
-    outcome: str
-    pred: str
-    gold: str
-    weight: float
-    counts: tuple[float, float, float]
-    flags: tuple[str, ...]
-    arguments: str
-
-
-OUTCOME_LABELS: dict[str, str] = TEXT["outcomes"]
-
-
-def _row(n: int, outcome: str, entry: Mapping[str, Any], pred: str, gold: str, arguments: str = "") -> Row:
-    """A row from a pair or unmatched call of ``details``: its counts, weight and flags."""
-    adds, undeclared = entry["adds"], entry.get("hallucinated_args", ())
-    flags = ("hallucinated tool",) if entry.get("hallucinated_tool") else tuple(f"hallucinated argument {k}" for k in undeclared)
-    return Row(n, outcome, pred, gold, entry["weight"], (adds["tp"], adds["fp"], adds["fn"]), flags, arguments)
-
-
-def _example_rows(n: int, ex: Mapping[str, Any]) -> list[Row]:
-    """The rows of one example of ``details``, in its order: pairs, extra calls, missed calls."""
-    rows: list[Row] = []
-    if ex.get("parse_error"):  # zero predicted calls: the row adds nothing
-        rows.append(Row(n, "parse", "(could not be read)", "", 1.0, (0.0, 0.0, 0.0), (), ex["parse_error"]))
-    for pair in ex["pairs"]:
-        rows.append(_row(n, "exact" if pair["exact"] else "wrong", pair, render_call(pair["pred"]),
-                         render_call(pair["gold"], gold=True), render_verdicts(pair["arguments"])))
-    rows += [_row(n, "extra", call, render_call(call), UNMATCHED) for call in ex["unmatched_pred"]]
-    rows += [_row(n, "missed", call, UNMATCHED, render_call(call, gold=True)) for call in ex["unmatched_gold"]]
-    return rows
-
-
-def result_rows(result: Mapping[str, Any]) -> list[Row]:
-    """Every row of the match table, in example order, as the metric's ``details`` give them.
-
-    Parameters
-    ----------
-    result
-        ``compute(..., return_details=True)``.
-
-    Returns
-    -------
-    list of Row
-
-    Examples
-    --------
-    >>> result = score_inputs(*PRESETS["weighted"].inputs.values())
-    >>> [(r.outcome, r.weight, r.counts) for r in result_rows(result)]
-    [('exact', 1.0, (1.0, 0.0, 0.0)), ('wrong', 10.0, (0.0, 10.0, 10.0))]
-    """
-    rows: list[Row] = []
-    for n, ex in enumerate(result.get("details", []), start=1):
-        rows.extend(_example_rows(n, ex))
-    return rows
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def _value(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _gold_value(value: Any) -> str:
-    """A gold value from ``details``: accepted alternatives read ``(a | b | omitted)``."""
-    if isinstance(value, Mapping) and set(value) == {"any_of", "optional"}:
-        alts = [_gold_value(v) for v in value["any_of"]]
-        if value["optional"]:
-            alts.append("omitted")
-        return alts[0] if len(alts) == 1 else "(" + " | ".join(alts) + ")"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_value(k)}: {_gold_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_gold_value(v) for v in value) + "]"
-    return _value(value)
-
-
-def render_call(call: Mapping[str, Any], *, gold: bool = False) -> str:
-    """``name(k=v, ...)`` for a call dict of ``details``.
-
-    Examples
-    --------
-    >>> render_call({"name": "search", "arguments": {"q": "cats"}})
-    'search(q="cats")'
-    >>> render_call({"name": "f", "arguments": {"u": {"any_of": ["a", "b"], "optional": True}}}, gold=True)
-    'f(u=("a" | "b" | omitted))'
-    """
-    show = _gold_value if gold else _value
-    args = ", ".join(f"{k}={show(v)}" for k, v in call["arguments"].items())
-    return f"{call['name']}({args})"
-
-
-def render_verdicts(arguments: Sequence[Mapping[str, Any]]) -> str:
-    """Each argument's verdict in a pair, ``; ``-separated.
-
-    Examples
-    --------
-    >>> render_verdicts([{"argument": "q", "verdict": "agree", "weight": 1.0, "pred": "a", "gold": "a"},
-    ...                  {"argument": "n", "verdict": "disagree", "weight": 2.0, "pred": 3, "gold": 4,
-    ...                   "reason": "value"}])
-    'q ✓ agree; n ✗ disagree: 3 vs 4 (value, weight 2)'
-    """
-    parts = []
-    for v in arguments:
-        notes = [v["reason"]] if v.get("reason") else []
-        if v.get("weight", 1.0) != 1.0:
-            notes.append(f"weight {_number(v['weight'])}")
-        template = TEXT["verdicts"].get(v["verdict"], TEXT["verdicts"]["other"])
-        parts.append(template.format(name=v["argument"], verdict=v["verdict"], note=f" ({', '.join(notes)})" if notes else "",
-                                     pred=_value(v.get("pred")), gold=_gold_value(v.get("gold"))))
-    return "; ".join(parts) if parts else "(no arguments)"
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _safe(text: str) -> str:
-    """Text the browser can receive: a lone surrogate (not valid UTF-8) becomes U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text)
-
-
-def _score(x: float) -> str:
-    return repr(round(float(x), 4))
-
-
-def _number(x: float) -> str:
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(round(x, 4))
-
-
-def scores_html(result: Mapping[str, Any]) -> str:
-    """Score cards (F1, precision, recall, exact match), the weighted counts, and the signature,
-    each with a one-line explanation.
-
-    Examples
-    --------
-    >>> html_ = scores_html(score_inputs("[f()]", "[f()]"))
-    >>> '<div class="tc-value">1.0</div>' in html_, 'id="count-tp"><b>TP</b> 1' in html_
-    (True, True)
-    """
-    ci = result.get("ci") or {}
-    cards = "".join(HTML["card"].format(id=key.replace("_", "-"), label=label, value=_score(result[key]), hint=hint + (
-        HTML["interval"].format(id=key.replace("_", "-"), lo=_score(ci[key][0]), hi=_score(ci[key][1])) if ci else ""))
-                    for key, label, hint in TEXT["cards"])
-    weighted = " ".join(HTML["weighted"].format(key=key, label=key.upper(), value=_number(result[key]))
-                        for key in ("tp", "fp", "fn"))
-    others = " · ".join(HTML["count"].format(id=key.replace("_", "-"), label=label, value=_number(result[key]))
-                        for key, label in TEXT["counts"])
-    return HTML["scores"].format(cards=cards, weighted=weighted, others=others, signature=html.escape(result["signature"]))
-
-
-def error_html(message: str) -> str:
-    """A readable error box (no traceback).
-
-    Examples
-    --------
-    >>> error_html("references[0]: <bad>")
-    '<div class="tc-msg tc-error" id="error-box" role="alert"><b>Cannot score these inputs.</b> references[0]: &lt;bad&gt;</div>'
-    """
-    return HTML["error"].format(message=html.escape(message))
-
-
-def parse_warning_html(result: Mapping[str, Any]) -> str:
-    """A note listing predictions that could not be read (they are counted, not fatal)."""
-    errors = [ex["parse_error"] for ex in result.get("details", []) if ex.get("parse_error")]
-    if not errors:
-        return ""
-    items = "".join(f"<li>{html.escape(e)}</li>" for e in errors[:20])
-    more = f"<li>… and {len(errors) - 20} more</li>" if len(errors) > 20 else ""
-    return HTML["parse_warning"].format(n=len(errors), items=items + more)
-
-
-EMPTY_REFERENCES_HINT = HTML["empty_references"].format()
-
-
-def _adds(row: Row) -> str:
-    parts = [f"{k} +{_number(v)}" for k, v in zip(("TP", "FP", "FN"), row.counts) if v]
-    text = " · ".join(parts) if parts else "nothing"
-    if row.weight != 1.0:
-        text += f'<div class="tc-hint">weight {_number(row.weight)}</div>'
-    return text
-
-
-def _row_html(row: Row) -> str:
-    flags = "".join(f'<span class="tc-flag">{html.escape(f)}</span>' for f in row.flags)
-    values = (str(row.example), f"<code>{html.escape(row.pred)}</code>", f"<code>{html.escape(row.gold)}</code>",
-              OUTCOME_LABELS[row.outcome] + flags, _adds(row), html.escape(row.arguments))
-    cells = "".join(f'<td data-label="{label}"{"" if value else " class=tc-blank"}>{value}</td>'
-                    for (label, _), value in zip(TEXT["columns"], values, strict=True))
-    return HTML["row"].format(outcome=row.outcome, cells=cells)
-
-
-def table_html(rows: Sequence[Row], errors_only: bool = False, cap: int = ROW_CAP) -> str:
-    """The match table: rows coloured by outcome, what each adds to TP/FP/FN and its weight.
-
-    With ``errors_only`` exact pairs are left out; past ``cap`` rows the mismatches come first
-    and the rest is cut, with a note saying so.
-
-    Examples
-    --------
-    >>> inputs = PRESETS["mixed"].inputs
-    >>> t = table_html(result_rows(score_inputs(*inputs.values())))
-    >>> t.count('<tr class="tc-row'), 'tc-row tc-extra' in t, "FP +1" in t
-    (3, True, True)
-    """
-    shown = [r for r in rows if r.outcome != "exact"] if errors_only else list(rows)
-    note = f"{len(shown)} row(s)" + (f" with errors, of {len(rows)}" if errors_only else "")
-    if len(shown) > cap:
-        shown = sorted(shown, key=lambda r: r.outcome == "exact")[:cap]  # stable: example order kept
-        note = f"Showing {cap} of {note}, mismatches first (the CLI's --details writes them all)"
-    body = "".join(_row_html(r) for r in shown) or HTML["table_empty"]
-    head = "".join(f"<th>{h}</th>" for _, h in TEXT["columns"])
-    return HTML["table"].format(note=note, head=head, body=body)
-
-
-def chart_html(result: Mapping[str, Any] | None, cap: int = TOOL_CAP) -> str:
-    """Per-tool F1 as horizontal bars, worst first, each labelled with P, R and counts.
-
-    Examples
-    --------
-    >>> c = chart_html(score_inputs('[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]'))
-    >>> c.count('class="tc-bar-row"'), c.index(">answer<") < c.index(">search<")
-    (3, True)
-    """
-    tools = sorted((result or {}).get("per_tool", {}).items(), key=lambda kv: (kv[1]["f1"], kv[0]))
-    if not tools:
-        return HTML["chart_empty"]
-    bars = []
-    for name, s in tools[:cap]:
-        label = HTML["bar_label"].format(**{k: _score(s[k]) for k in ("f1", "precision", "recall")},
-                                         **{k: _number(s[k]) for k in ("tp", "fp", "fn")})
-        bars.append(HTML["bar"].format(name=html.escape(name), label=label, zero=" tc-zero" if s["f1"] == 0 else "",
-                                       width=100 * s["f1"]))
-    more = HTML["chart_more"].format(n=len(tools) - cap) if len(tools) > cap else ""
-    return HTML["chart"].format(bars="".join(bars) + more)
-
-
 # --------------------------------------------------------------------------- reproduce it
 
 
@@ -759,8 +504,8 @@ def score_api(predictions: str, references: str, tools: str = "", level: str = _
                        prediction_format, reference_format).values())
     if view.result is None:
         text = re.sub(r"<[^>]*>", "", view.message).removeprefix("Cannot score these inputs. ")
-        return {"error": _safe(html.unescape(text))}
-    return json.loads(_safe(json.dumps(view.result, ensure_ascii=False)))
+        return {"error": safe(html.unescape(text))}
+    return json.loads(safe(json.dumps(view.result, ensure_ascii=False)))
 
 
 # --------------------------------------------------------------------------- compare two systems
@@ -865,30 +610,6 @@ def run_compare(*values: Any) -> tuple[Comparison, dict[str, dict[str, Any]] | N
     return c, result, HTML["compare_warning"].format(items=notes) if notes else ""
 
 
-def compare_html(c: Comparison, result: Mapping[str, Mapping[str, Any]], examples: int) -> str:
-    """The comparison table, as ``toolcall-f1 compare`` prints it: each system's F1 with its 95%
-    interval, Δ F1 against the baseline and the two-sided p, marked * below 0.05 (4 decimals).
-
-    Examples
-    --------
-    >>> t = compare_html(COMPARE_EXAMPLE, compare_inputs(*COMPARE_EXAMPLE.values()), 30)
-    >>> re.findall(r'data-label="p">([^<]*)<', t), "1000 resamples, seed 12345; 30 examples" in t
-    (['—', '0.0180 *'], True)
-    """
-    rows = []
-    for name, r in result.items():
-        p = r["p_value"]
-        cells = (html.escape(name), f"{r['f1']:.4f}", "[{:.4f}, {:.4f}]".format(*r["ci"]),
-                 "—" if p is None else f"{r['delta']:+.4f}", "—" if p is None else f"{p:.4f}" + (" *" if p < 0.05 else ""))
-        rows.append(HTML["compare_row"].format(mark=" tc-exact" if p is not None and p < 0.05 else "", cells="".join(
-            f'<td data-label="{label}">{value}</td>' for label, value in zip(COMPARE_TEXT["columns"], cells, strict=True))))
-    label, default_n, unit = COMPARE_TEXT["tests"][c.test]
-    note = f"{label}, {c.n_resamples or default_n} {unit}, seed {c.seed}; {examples} examples"
-    head = "".join(f"<th>{h}</th>" for h in COMPARE_TEXT["columns"])
-    return HTML["compare"].format(head=head, rows="".join(rows), note=note,
-                                  signature=html.escape(next(iter(result.values()))["signature"]))
-
-
 def compare_snippets(c: Comparison) -> tuple[str, str]:
     r"""Python (:func:`toolcall_f1.compare`) and a shell session (``toolcall-f1 compare``) that
     reproduce the compare tab's numbers (the command line names the systems by their files).
@@ -958,19 +679,17 @@ def _outputs(view: View, errors_only: bool, json_open: bool) -> tuple[Any, ...]:
     result = view.result
     raw = json.dumps(result, indent=1, ensure_ascii=False) if (json_open and result is not None) else ""
     return (
-        _safe(preset_blurb(matching_preset(view.inputs))),
-        _safe(view.message),
-        _safe(scores_html(result)) if result is not None else EMPTY_SCORES,
-        _safe(table_html(view.rows, errors_only)) if result is not None else "",
-        _safe(chart_html(result)) if result is not None else "",
-        _safe(python_snippet(view.inputs)),
-        _safe(cli_snippet(view.inputs)),
-        _safe(raw),
+        safe(preset_blurb(matching_preset(view.inputs))),
+        safe(view.message),
+        safe(scores_html(result)) if result is not None else EMPTY_SCORES,
+        safe(table_html(view.rows, errors_only)) if result is not None else "",
+        safe(chart_html(result)) if result is not None else "",
+        safe(python_snippet(view.inputs)),
+        safe(cli_snippet(view.inputs)),
+        safe(raw),
         view,
     )
 
-
-EMPTY_SCORES = HTML["empty_scores"].format()
 
 
 def on_change(*values: Any) -> tuple[Any, ...]:
@@ -987,13 +706,13 @@ def on_preset(key: str, errors_only: bool, json_open: bool) -> tuple[Any, ...]:
 
 def on_filter(view: View, errors_only: bool) -> str:
     """The errors-only checkbox: the table again from the stored view."""
-    return _safe(table_html(view.rows, bool(errors_only))) if view.result is not None else ""
+    return safe(table_html(view.rows, bool(errors_only))) if view.result is not None else ""
 
 
 def on_json(view: View) -> tuple[str, bool]:
     """The JSON accordion opened: only now is the full result sent to the browser."""
     raw = json.dumps(view.result, indent=1, ensure_ascii=False) if view.result is not None else ""
-    return _safe(raw), True
+    return safe(raw), True
 
 
 def _settings(first: Inputs, prefix: str = "") -> list[Any]:
@@ -1076,8 +795,8 @@ def on_compare(*values: Any) -> tuple[str, ...]:
     """A compare-tab input changed, or Compare: its blurb, message, table and two snippets."""
     c, result, message = run_compare(*values)
     blurb = preset_blurb_of(COMPARE_PRESET) if c == COMPARE_EXAMPLE else ""
-    table = compare_html(c, result, len(read_examples(c.inputs.references))) if result is not None else ""
-    return tuple(_safe(x) for x in (blurb, message, table, *compare_snippets(c)))
+    table = compare_html(result, c.test, c.n_resamples, c.seed, len(read_examples(c.inputs.references))) if result is not None else ""
+    return tuple(safe(x) for x in (blurb, message, table, *compare_snippets(c)))
 
 
 def _compare_tab() -> None:

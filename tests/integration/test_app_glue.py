@@ -633,7 +633,7 @@ def test_the_compare_tab_gives_compare_s_dict(test: str, n_resamples: int | None
     want = toolcall_f1.compare({"baseline": base, "new": new}, refs, test=test, n_resamples=n_resamples, seed=seed,
                                **settings)
     assert got == want and list(got) == ["baseline", "new"]
-    table = app.compare_html(c, got, len(refs))
+    table = app.compare_html(got, c.test, c.n_resamples, c.seed, len(refs))
     assert re.findall(r'<td data-label="F1">([^<]*)<', table) == [f"{r['f1']:.4f}" for r in want.values()]
     assert f'data-label="Δ F1">{want["new"]["delta"]:+.4f}<' in table
     assert html_unescape(re.search(r'id="compare-signature">([^<]*)<', table)[1]) == want["new"]["signature"]
@@ -686,7 +686,7 @@ def test_the_table_is_the_command_line_s(tmp_path) -> None:
     cli = json.loads(out.getvalue())
     assert list(cli.values()) == json.loads(json.dumps(list(page.values())))
     text = render_comparison(page).splitlines()[1:]
-    table = app.compare_html(c, page, 30)
+    table = app.compare_html(page, c.test, c.n_resamples, c.seed, 30)
     for line, (_, row) in zip(text, re.findall(r'<tr class="tc-row([^"]*)">(.*?)</tr>', table), strict=True):
         cells = re.findall(r'<td data-label="[^"]*">([^<]*)</td>', row)
         assert line.split() == " ".join(cells).split()
@@ -714,9 +714,9 @@ def test_the_test_choices_and_their_defaults_are_compare_s() -> None:
     ids=["lengths", "zero-resamples", "unknown-test", "bad-reference", "bad-tools", "duplicate-key"],
 )
 def test_bad_compare_input_is_a_readable_error(values: tuple, needle: str) -> None:
-    c, result, message = app.run_compare(*values)
+    _, result, message = app.run_compare(*values)
     assert result is None and 'id="error-box"' in message and needle in _text(message)
-    blurb, message2, table, python, shell = app.on_compare(*values)
+    _, message2, table, _, shell = app.on_compare(*values)
     assert table == "" and message2 == message and "toolcall-f1 compare" in shell
 
 
