@@ -518,7 +518,7 @@ BASELINE, NEW = COMPARE_TEXT["systems"]
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """The compare tab's values in the page's order: the new system's box, the test, its
-    resamples (None: the test's default) and seed, then :class:`Inputs` whose predictions are
+    resamples (None, or 0 from the page's number box: the test's default) and seed, then :class:`Inputs` whose predictions are
     the baseline's."""
 
     new: str = ""
@@ -534,12 +534,12 @@ class Comparison:
         Examples
         --------
         >>> c = Comparison.of("[g()]", None, 200.0, None, "[f()]")
-        >>> c.test, c.n_resamples, c.seed, c.inputs.predictions
-        ('bootstrap', 200, 12345, '[f()]')
+        >>> c.test, c.n_resamples, c.seed, c.inputs.predictions, Comparison.of("", "bootstrap", 0).n_resamples
+        ('bootstrap', 200, 12345, '[f()]', None)
         """
         d = cls()
         return cls(d.new if new is None else str(new), d.test if test is None else str(test),
-                   None if n_resamples is None else int(n_resamples), d.seed if seed is None else int(seed),
+                   int(n_resamples or 0) or None, d.seed if seed is None else int(seed),
                    Inputs.of(*values))
 
     def values(self) -> tuple[Any, ...]:
@@ -803,7 +803,8 @@ def _compare_tab() -> None:
     """The Compare tab: two systems' boxes, the references, the test, and compare()'s table."""
     first, text = COMPARE_EXAMPLE, COMPARE_TEXT
     initial = on_compare(*first.values())
-    example = gr.Button(COMPARE_PRESET.label, size="sm", min_width=110, elem_id="preset-compare")
+    with gr.Row():
+        example = gr.Button(COMPARE_PRESET.label, size="sm", min_width=110, scale=0, elem_id="preset-compare")
     info = gr.HTML(initial[0], css_template=_CSS, elem_id="compare-info")
     with gr.Row(equal_height=False):
         with gr.Column(scale=3, min_width=280):
@@ -813,7 +814,7 @@ def _compare_tab() -> None:
         with gr.Column(scale=2, min_width=260):
             test = gr.Radio(list(text["tests"]), value=first.test, elem_id="compare-test", **text["test"])
             with gr.Row():
-                number = [gr.Number(getattr(first, k), precision=0, elem_id=f"compare-{k.replace('_', '-')}", **text[k])
+                number = [gr.Number(getattr(first, k) or 0, precision=0, elem_id=f"compare-{k.replace('_', '-')}", **text[k])
                           for k in ("n_resamples", "seed")]
             settings = _settings(first.inputs, "compare-")
     message = gr.HTML(initial[1], css_template=_CSS, elem_id="compare-message")

@@ -704,14 +704,14 @@ def test_the_test_choices_and_their_defaults_are_compare_s() -> None:
     [
         (("[f()]", "bootstrap", None, 1, '["[f()]", "[g()]"]', '["[f()]", "[g()]"]'),
          "compare: system 'new' has 1 predictions for 2 references"),
-        (("[f()]", "bootstrap", 0, 1, "[f()]", "[f()]"), "n_resamples"),
+        (("[f()]", "bootstrap", -5, 1, "[f()]", "[f()]"), "n_resamples: expected a positive integer, got -5"),
         (("[f()]", "sideways", None, 1, "[f()]", "[f()]"), "test: unknown value 'sideways'"),
         (("[f()]", "bootstrap", None, 1, "[f()]", "[f("), "references[0]"),
         (("[f()]", "bootstrap", None, 1, "[f()]", "[f()]", "[{"), "Tool schemas: invalid JSON"),
         (('[[{"name": "f", "arguments": {"x": 1, "x": 2}}]]', "bootstrap", None, 1, "[f()]", "[f()]"),
          "New system, line 1: duplicate key 'x'"),
     ],
-    ids=["lengths", "zero-resamples", "unknown-test", "bad-reference", "bad-tools", "duplicate-key"],
+    ids=["lengths", "negative-resamples", "unknown-test", "bad-reference", "bad-tools", "duplicate-key"],
 )
 def test_bad_compare_input_is_a_readable_error(values: tuple, needle: str) -> None:
     _, result, message = app.run_compare(*values)
