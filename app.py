@@ -513,13 +513,14 @@ def score_api(predictions: str, references: str, tools: str = "", level: str = _
 #: The compare tab's words: system names, boxes, tests (``app_data/page.json``, ``"compare"``).
 COMPARE_TEXT: dict[str, Any] = TEXT["compare"]
 BASELINE, NEW = COMPARE_TEXT["systems"]
+RESAMPLES_CAP = 100_000  #: the most resamples (or trials) one comparison may ask of the Space
 
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """The compare tab's values in the page's order: the new system's box, the test, its
-    resamples (None, or 0 from the page's number box: the test's default) and seed, then :class:`Inputs` whose predictions are
-    the baseline's."""
+    resamples (None, or 0 from the page's number box: the test's default) and seed, then
+    :class:`Inputs` whose predictions are the baseline's."""
 
     new: str = ""
     test: str = "bootstrap"
@@ -583,6 +584,9 @@ def compare_inputs(*values: Any) -> dict[str, dict[str, Any]]:
     (['baseline', 'new'], 0.8814, 0.2498, True)
     """
     c = Comparison.of(*values)
+    if (c.n_resamples or 0) > RESAMPLES_CAP:
+        raise InputError(f"Resamples / trials: at most {RESAMPLES_CAP:,} here, got {c.n_resamples:,} "
+                         "(the command line's toolcall-f1 compare takes any number)")
     systems = {BASELINE: read_examples(c.inputs.predictions, "Baseline"), NEW: read_examples(c.new, "New system")}
     return toolcall_f1.compare(systems, read_examples(c.inputs.references, "References"), test=c.test,
                                n_resamples=c.n_resamples, seed=c.seed, tools=read_tools(c.inputs.tools),
@@ -606,7 +610,11 @@ def run_compare(*values: Any) -> tuple[Comparison, dict[str, dict[str, Any]] | N
             result = compare_inputs(*c.values())
     except (ValueError, TypeError, RecursionError, OverflowError, LookupError) as err:
         return c, None, error_html(_describe(err))
-    notes = "".join(f"<li>{html.escape(str(w.message))}</li>" for w in caught)
+    ours = [w for w in caught if issubclass(w.category, toolcall_f1.ToolCallWarning)]  # the reader's business
+    for w in caught:
+        if w not in ours:  # anyone else's: warned as if not caught
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    notes = "".join(f"<li>{html.escape(str(w.message))}</li>" for w in ours)
     return c, result, HTML["compare_warning"].format(items=notes) if notes else ""
 
 
@@ -795,7 +803,8 @@ def on_compare(*values: Any) -> tuple[str, ...]:
     """A compare-tab input changed, or Compare: its blurb, message, table and two snippets."""
     c, result, message = run_compare(*values)
     blurb = preset_blurb_of(COMPARE_PRESET) if c == COMPARE_EXAMPLE else ""
-    table = compare_html(result, c.test, c.n_resamples, c.seed, len(read_examples(c.inputs.references))) if result is not None else ""
+    table = "" if result is None else compare_html(result, c.test, c.n_resamples, c.seed,
+                                                   len(read_examples(c.inputs.references)))
     return tuple(safe(x) for x in (blurb, message, table, *compare_snippets(c)))
 
 

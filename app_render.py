@@ -308,7 +308,7 @@ def compare_html(result: Mapping[str, Mapping[str, Any]], test: str, n_resamples
         p = r["p_value"]
         cells = (html.escape(name), f"{r['f1']:.4f}", "[{:.4f}, {:.4f}]".format(*r["ci"]),
                  "—" if p is None else f"{r['delta']:+.4f}", "—" if p is None else f"{p:.4f}" + (" *" if p < 0.05 else ""))
-        rows.append(HTML["compare_row"].format(mark=" tc-exact" if p is not None and p < 0.05 else "", cells="".join(
+        rows.append(HTML["compare_row"].format(mark=" tc-significant" if p is not None and p < 0.05 else "", cells="".join(
             f'<td data-label="{label}">{value}</td>' for label, value in zip(COLUMNS, cells, strict=True))))
     label, default_n, unit = TESTS[test]
     note = f"{label}, {n_resamples or default_n} {unit}, seed {seed}; {examples} examples"

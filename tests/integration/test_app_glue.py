@@ -656,7 +656,7 @@ def test_the_bundled_example_shows_an_interval_and_a_real_difference() -> None:
     cells = [re.findall(r'<td data-label="[^"]*">([^<]*)</td>', r) for _, r in rows]
     assert cells == [["baseline", "0.6316", "[0.4643, 0.7843]", "—", "—"],
                      ["new", "0.8814", "[0.7451, 0.9818]", "+0.2498", "0.0180 *"]]
-    assert [mark for mark, _ in rows] == ["", " tc-exact"]  # the significant row is marked
+    assert [mark for mark, _ in rows] == ["", " tc-significant"]  # the significant row is marked
     assert "paired bootstrap, 1000 resamples, seed 12345; 30 examples" in table
     for number in ("0.6316", "0.8814", "+0.2498", "p = 0.018", "+0.1588", "p = 0.004"):
         assert number in blurb
@@ -705,13 +705,14 @@ def test_the_test_choices_and_their_defaults_are_compare_s() -> None:
         (("[f()]", "bootstrap", None, 1, '["[f()]", "[g()]"]', '["[f()]", "[g()]"]'),
          "compare: system 'new' has 1 predictions for 2 references"),
         (("[f()]", "bootstrap", -5, 1, "[f()]", "[f()]"), "n_resamples: expected a positive integer, got -5"),
+        (("[f()]", "bootstrap", 10**9, 1, "[f()]", "[f()]"), "Resamples / trials: at most 100,000 here, got 1,000,000,000"),
         (("[f()]", "sideways", None, 1, "[f()]", "[f()]"), "test: unknown value 'sideways'"),
         (("[f()]", "bootstrap", None, 1, "[f()]", "[f("), "references[0]"),
         (("[f()]", "bootstrap", None, 1, "[f()]", "[f()]", "[{"), "Tool schemas: invalid JSON"),
         (('[[{"name": "f", "arguments": {"x": 1, "x": 2}}]]', "bootstrap", None, 1, "[f()]", "[f()]"),
          "New system, line 1: duplicate key 'x'"),
     ],
-    ids=["lengths", "negative-resamples", "unknown-test", "bad-reference", "bad-tools", "duplicate-key"],
+    ids=["lengths", "negative-resamples", "too-many-resamples", "unknown-test", "bad-reference", "bad-tools", "duplicate-key"],
 )
 def test_bad_compare_input_is_a_readable_error(values: tuple, needle: str) -> None:
     _, result, message = app.run_compare(*values)
@@ -725,6 +726,22 @@ def test_too_few_examples_are_warned_about_on_the_page() -> None:
     _, result, message = app.run_compare("[g()]", "bootstrap", None, 1, "[f()]", "[f()]")
     assert result is not None and 'id="compare-warning"' in message and "too few for a paired test" in message
     assert app.run_compare(*app.COMPARE_EXAMPLE.values())[2] == ""
+
+
+def test_only_the_metric_s_warnings_reach_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another library's warning is not the reader's business: warned as usual, not shown."""
+    import warnings
+
+    real = app.toolcall_f1.compare
+
+    def noisy(*args, **kwargs):
+        warnings.warn("someone else's", UserWarning, stacklevel=2)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app.toolcall_f1, "compare", noisy)
+    with pytest.warns(UserWarning, match="someone else's"):
+        _, result, message = app.run_compare(*app.COMPARE_EXAMPLE.values())
+    assert result is not None and message == ""
 
 
 def test_the_blurb_shows_only_while_the_example_is_unchanged() -> None:
