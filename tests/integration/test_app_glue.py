@@ -608,6 +608,19 @@ def test_order_strict_is_passed_to_the_metric_and_shown_in_the_signature() -> No
     assert "order" in _text(run("[f()]", "[f()]", order="sideways").message)
 
 
+@pytest.mark.slow
+def test_order_strict_is_the_command_line_s_number(tmp_path) -> None:
+    """The page's CLI snippet under ``order="strict"``: the command line gives the page's number."""
+    inputs = app.Inputs("[b(), a()]", "[a(), b()]", order="strict")
+    script = app.cli_snippet(inputs).replace("toolcall-f1 score", f"{sys.executable} -m toolcall_f1 score")
+    done = subprocess.run(["bash", "-c", script + " --format json"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    out, page = json.loads(done.stdout), app.run(*inputs.values()).result
+    assert (out["f1"], out["signature"]) == (page["f1"], page["signature"]) == (0.5, out["signature"])
+    assert "order:strict" in out["signature"]
+
+
 # --------------------------------------------------------------------------- compare two systems (issue 23)
 
 
