@@ -105,8 +105,8 @@ bench: $(STAMP)/install-test
 # Both checkers always run (a ruff finding does not hide mypy's); fails if either finds something.
 lint:
 	@rc=0; \
-	$(PYTHON) -m ruff check toolcall_f1 tests app.py toolcall_f1.py benchmarks || rc=1; \
-	$(PYTHON) -m mypy toolcall_f1 app.py || rc=1; \
+	$(PYTHON) -m ruff check toolcall_f1 tests app.py app_render.py toolcall_f1.py benchmarks || rc=1; \
+	$(PYTHON) -m mypy toolcall_f1 app.py app_render.py || rc=1; \
 	exit $$rc
 
 clean:
