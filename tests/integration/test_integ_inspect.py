@@ -29,6 +29,8 @@ from inspect_ai.tool import ToolCall, tool  # noqa: E402
 
 from toolcall_f1.integrations.inspect_ai import tool_call_f1  # noqa: E402
 
+from .test_readme_snippets import snippet  # noqa: E402
+
 
 @tool
 def get_weather() -> Any:
@@ -81,7 +83,7 @@ def answer(text: str) -> ModelOutput:
 #: Per sample: its input, the model's turns, the gold (target text or metadata), and the
 #: calls the trajectory holds as ``compute()`` is given them.
 CASES: list[dict[str, Any]] = [
-    {"input": "weather in Paris?",
+    {"input": "What is the weather in Paris?",  # also the README snippet's sample
      "turns": [calls_output(("get_weather", {"city": "Paris"})), answer("Sunny.")],
      "target": json.dumps([{"name": "get_weather", "arguments": {"city": "Paris"}}]),
      "calls": [("get_weather", {"city": "Paris"})]},
@@ -174,3 +176,27 @@ def test_a_sample_without_gold_is_an_error_naming_it(tmp_path: Path) -> None:
 def test_an_unknown_setting_is_refused_when_the_scorer_is_made() -> None:
     with pytest.raises(TypeError, match="did you mean 'matching'"):
         tool_call_f1(matchng="optimal")
+
+
+@pytest.mark.slow
+def test_the_readme_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code = snippet('scorer=tool_call_f1(level="arg")')
+    model = 'model="openai/gpt-4o-mini"'
+    assert model in code
+    monkeypatch.chdir(tmp_path)  # inspect writes its logs under ./logs
+    scope: dict[str, Any] = {"get_weather": get_weather}
+    local = 'model="mockllm/model", model_args={"custom_outputs": canned}, display="none"'
+    exec(compile(code.replace(model, local), "README.md (inspect_ai snippet)", "exec"), {**scope, "canned": canned})
+    assert capsys.readouterr().out.strip() == "1.0"
+
+
+def test_importing_the_package_imports_no_framework() -> None:
+    """``import toolcall_f1`` (and its integrations package) imports none of the frameworks."""
+    import subprocess
+    import sys
+
+    code = ("import sys, toolcall_f1, toolcall_f1.integrations; "
+            "print([m for m in ('inspect_ai', 'lm_eval', 'lighteval') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                         text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"

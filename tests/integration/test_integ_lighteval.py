@@ -29,6 +29,8 @@ from lighteval.tasks.requests import Doc  # noqa: E402
 
 from toolcall_f1.integrations.lighteval import METRIC_NAMES, MicroAverage, tool_call_metric  # noqa: E402
 
+from .test_readme_snippets import snippet  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "examples" / "lm_eval" / "tool_calls.jsonl"  # the lm-eval example's documents
 ROWS = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
@@ -54,14 +56,23 @@ def reference(row: dict[str, Any]) -> Any:
     return {"calls": row["reference"], "tools": row["tools"]} if row["tools"] else row["reference"]
 
 
-def evaluate(tmp_path: Path, bootstrap_iters: int, **settings: Any) -> tuple[dict[str, float], list[Doc]]:
-    """The task run through lighteval's classes on canned responses: its aggregated metrics."""
+def local_data(tmp_path: Path) -> Path:
+    """The example documents as a local dataset folder lighteval loads (``datasets``, offline)."""
     data = tmp_path / "tool_calls"
     data.mkdir()
     shutil.copy(DATA, data / "test.jsonl")
-    config = LightevalTaskConfig(name="tool_calls", prompt_function=prompt, hf_repo=str(data), hf_subset="default",
-                                 metrics=[tool_call_metric(**settings)], evaluation_splits=["test"],
-                                 hf_avail_splits=["test"], generation_size=64)
+    return data
+
+
+def evaluate(tmp_path: Path, bootstrap_iters: int, **settings: Any) -> tuple[dict[str, float], list[Doc]]:
+    """The task run through lighteval's classes on canned responses: its aggregated metrics."""
+    config = LightevalTaskConfig(name="tool_calls", prompt_function=prompt, hf_repo=str(local_data(tmp_path)),
+                                 hf_subset="default", metrics=[tool_call_metric(**settings)],
+                                 evaluation_splits=["test"], hf_avail_splits=["test"], generation_size=64)
+    return run_task(config, bootstrap_iters)
+
+
+def run_task(config: LightevalTaskConfig, bootstrap_iters: int) -> tuple[dict[str, float], list[Doc]]:
     task = LightevalTask(config)
     docs = task.get_docs()
     responses = [ModelResponse(text=GENERATIONS[d.query]) for d in docs]
@@ -122,3 +133,16 @@ def test_gold_from_specific_and_errors_name_the_doc() -> None:
         apply_metric([ModelResponse(text=["[f()]"])], [bad], [metric])
     with pytest.raises(TypeError, match="expected an item"):
         MicroAverage("f1").compute_corpus([0.5])
+
+
+def test_the_readme_snippet_is_a_working_custom_task(tmp_path: Path) -> None:
+    code = snippet("TASKS_TABLE = [LightevalTaskConfig(")
+    repo = 'hf_repo="your-org/tool-calls"'
+    assert repo in code
+    scope: dict[str, Any] = {}
+    exec(compile(code.replace(repo, f"hf_repo={str(local_data(tmp_path))!r}"), "README.md (lighteval snippet)", "exec"),
+         scope)
+    [config] = scope["TASKS_TABLE"]
+    got, docs = run_task(config, bootstrap_iters=0)
+    want = ToolCallMetric("arg").compute(*flat(docs))
+    assert {name: got[name] for name in METRIC_NAMES} == {name: want[what] for name, what in METRIC_NAMES.items()}

@@ -29,6 +29,8 @@ from toolcall_f1.integrations.lm_eval import (  # noqa: E402
     process_results,
 )
 
+from .test_readme_snippets import snippet  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "lm_eval"
 DOCS = [json.loads(line) for line in (EXAMPLE / "tool_calls.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -64,17 +66,18 @@ def references() -> list[Any]:
 
 
 @pytest.fixture
-def results(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    from lm_eval.tasks import TaskManager
-
+def results(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """The README's snippet, run as written but for the model (the canned one)."""
+    code = snippet("lm_eval.simple_evaluate(")
+    model = 'model="hf", model_args="pretrained=Qwen/Qwen2.5-0.5B-Instruct",'
+    assert model in code
     monkeypatch.chdir(ROOT)  # the YAML's data_files is relative to the repository root
-    monkeypatch.setenv("DISABLE_MULTIPROC", "1")  # lm-eval's bootstrap in this process
-    out = lm_eval.simple_evaluate(model="toolcall-f1-canned", tasks=["toolcall_f1"],
-                                  task_manager=TaskManager(include_path=str(EXAMPLE), include_defaults=False),
-                                  bootstrap_iters=100,
-                                  log_samples=True)
-    assert out is not None
-    return out
+    monkeypatch.setenv("DISABLE_MULTIPROC", "1")  # any bootstrap of lm-eval's in this process
+    scope: dict[str, Any] = {}
+    exec(compile(code.replace(model, 'model="toolcall-f1-canned",'), "README.md (lm-eval snippet)", "exec"), scope)
+    out = scope["results"]
+    assert capsys.readouterr().out.strip().splitlines()[-1] == repr(out["results"]["toolcall_f1"]["f1,none"])
+    return out  # type: ignore[no-any-return]
 
 
 @pytest.mark.slow
@@ -88,6 +91,8 @@ def test_simple_evaluate_reports_compute_s_numbers(results: dict[str, Any]) -> N
     per_doc = [ToolCallMetric()(p, r).f1 for p, r in zip(GENERATIONS.values(), references())]
     assert abs(sum(per_doc) / len(per_doc) - got["f1,none"]) > 0.01
     assert got["exact_match_stderr,none"] != "N/A"  # lm-eval's mean: its closed-form stderr
+    # lm-eval 0.4.13 bootstraps only its own aggregations (lm_eval/api/metrics.py, stderr_for_metric)
+    assert got["f1_stderr,none"] == "N/A"
     items = [s["f1"] for s in results["samples"]["toolcall_f1"]]
     assert len(items) == len(DOCS) and all(len(i) == 3 for i in items)
 
@@ -131,3 +136,14 @@ def test_errors_name_the_document() -> None:
         process_results({"id": "d2", "reference": "[f("}, ["[f()]"])
     with pytest.raises(TypeError, match="expected an item"):
         micro_f1([1.0, 0.0])
+
+
+def test_the_readme_yaml_is_the_example_s() -> None:
+    """The YAML lines the README shows are the example task's own."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "toolcall_f1.integrations.lm_eval" in b]
+    example = (EXAMPLE / "toolcall_f1.yaml").read_text(encoding="utf-8").splitlines()
+    shown = [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert shown and all(line in example for line in shown), shown

@@ -130,7 +130,7 @@ def micro_scores(scores: list[SampleScore]) -> dict[str, float]:
     ...
     ValueError: sample 7: expected a score whose value holds tp, fp, fn, exact (from toolcall_f1's tool_call_f1() scorer), got 1.0
     """
-    values = []
+    values: list[Mapping[str, Any]] = []
     for sample in scores:
         value = sample.score.value
         if not (isinstance(value, Mapping) and all(k in value for k in COUNT_KEYS)):

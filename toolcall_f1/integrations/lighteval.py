@@ -152,7 +152,7 @@ class MicroAverage(CorpusLevelComputation):
         TypeError
             For an item that is not a :class:`ToolCallCounts` item.
         """
-        rows = []
+        rows: list[Sequence[float]] = []
         for item in items:
             if not (isinstance(item, Sequence) and all(isinstance(r, Sequence) and len(r) == 4 for r in item)):
                 raise TypeError(f"expected an item of (tp, fp, fn, exact) rows from ToolCallCounts, got {item!r}")
@@ -193,10 +193,9 @@ def tool_call_metric(**settings: Any) -> SampleLevelMetricGrouping:
     >>> m.category == SamplingMethod.GENERATIVE
     True
     """
-    return SampleLevelMetricGrouping(
-        metric_name=list(METRIC_NAMES),
-        higher_is_better=dict.fromkeys(METRIC_NAMES, True),
-        category=SamplingMethod.GENERATIVE,
-        sample_level_fn=ToolCallCounts(**settings),
-        corpus_level_fn={name: MicroAverage(what) for name, what in METRIC_NAMES.items()},
-    )
+    # lighteval 0.13 annotates both dicts' values as callables; it takes these (metric_utils.py)
+    higher_is_better: Any = dict.fromkeys(METRIC_NAMES, True)
+    corpus: Any = {name: MicroAverage(what) for name, what in METRIC_NAMES.items()}
+    return SampleLevelMetricGrouping(metric_name=list(METRIC_NAMES), higher_is_better=higher_is_better,
+                                     category=SamplingMethod.GENERATIVE, sample_level_fn=ToolCallCounts(**settings),
+                                     corpus_level_fn=corpus)
