@@ -57,7 +57,7 @@ TORCH_INDEX ?=
 $(STAMP)/install-test: pyproject.toml requirements.txt | $(STAMP)
 	@$(MAKE) --no-print-directory venv-check GOAL="$(MAKECMDGOALS)"
 	$(PIP) install $(PIP_FLAGS) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) torch==2.13.0
-	$(PIP) install $(PIP_FLAGS) -e ".[test,inspect,lm-eval,lighteval]"
+	$(PIP) install $(PIP_FLAGS) -e ".[test]"
 	touch $@
 
 # Debian's chromium for the browser tests. Without apt-get or root (macOS, Fedora, a normal
