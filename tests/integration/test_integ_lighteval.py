@@ -149,3 +149,86 @@ def test_the_readme_snippet_is_a_working_custom_task(tmp_path: Path) -> None:
     got, docs = run_task(config, bootstrap_iters=0)
     want = ToolCallMetric("arg").compute(*flat(docs))
     assert {name: got[name] for name in METRIC_NAMES} == {name: want[what] for name, what in METRIC_NAMES.items()}
+
+
+CANNED_MODEL = '''
+import json
+import os
+
+from lighteval.models.abstract_model import LightevalModel
+from lighteval.models.model_output import ModelResponse
+from lighteval.utils.cache_management import SampleCache
+
+GENERATIONS = json.loads(os.environ["TOOLCALL_F1_CANNED"])
+
+
+class CannedModel(LightevalModel):
+    """Answers each prompt with its canned generations."""
+
+    def __init__(self, config):
+        self.config = config
+        self._cache = SampleCache(config)
+
+    @property
+    def tokenizer(self):
+        return None
+
+    @property
+    def add_special_tokens(self):
+        return False
+
+    @property
+    def max_length(self):
+        return 2048
+
+    def greedy_until(self, docs):
+        return [ModelResponse(text=GENERATIONS[doc.query]) for doc in docs]
+
+    def loglikelihood(self, docs):
+        raise NotImplementedError
+
+    def loglikelihood_rolling(self, docs):
+        raise NotImplementedError
+'''
+
+
+@pytest.mark.slow
+def test_a_lighteval_pipeline_runs_the_readme_custom_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """lighteval's ``Pipeline`` with the README snippet as its custom tasks file and a custom
+    model (``CustomModelConfig``) answering with canned generations. Two shims, both outside
+    the metric's path (lighteval 0.13): the registry loads only the custom tasks file (its
+    ``load_all_task_configs`` imports every built-in task module, and ``tasks/tiny_benchmarks.py``
+    downloads a file at import, ``tasks/mt_bench/main.py`` calls the Hub), and the details
+    logger is off (``logging/info_loggers.py:272`` hashes ``doc.query`` as a str, which
+    xxhash 4 refuses)."""
+    from lighteval.logging.evaluation_tracker import EvaluationTracker
+    from lighteval.models.custom.custom_model import CustomModelConfig
+    from lighteval.pipeline import ParallelismManager, Pipeline, PipelineParameters
+    from lighteval.tasks.registry import Registry
+
+    code = snippet("TASKS_TABLE = [LightevalTaskConfig(")
+    tasks_file = tmp_path / "tasks.py"
+    tasks_file.write_text(code.replace('hf_repo="your-org/tool-calls"', f"hf_repo={str(local_data(tmp_path))!r}"),
+                          encoding="utf-8")
+    model_file = tmp_path / "canned_model.py"
+    model_file.write_text(CANNED_MODEL, encoding="utf-8")
+    monkeypatch.setenv("TOOLCALL_F1_CANNED", json.dumps(GENERATIONS))
+    monkeypatch.setattr(Registry, "load_all_task_configs", staticmethod(
+        lambda custom_tasks=None, load_multilingual=False:
+        Registry._extract_configs(Registry.create_custom_tasks_module(custom_tasks))))
+    pipeline = Pipeline(
+        tasks="tool_calls|0",
+        pipeline_parameters=PipelineParameters(launcher_type=ParallelismManager.CUSTOM,
+                                               custom_tasks_directory=str(tasks_file), bootstrap_iters=20),
+        evaluation_tracker=EvaluationTracker(output_dir=str(tmp_path / "out")),
+        model_config=CustomModelConfig(model_name="canned", model_definition_file_path=str(model_file),
+                                       cache_dir=str(tmp_path / "cache")),
+    )
+    monkeypatch.setattr(pipeline.evaluation_tracker.details_logger, "log", lambda *args, **kwargs: None)
+    monkeypatch.setattr(pipeline.evaluation_tracker.details_logger, "aggregate", lambda *args, **kwargs: None)
+    pipeline.evaluate()
+    got = pipeline.get_results()["results"]["tool_calls:0"]
+    docs = pipeline.documents_dict["tool_calls|0"]
+    want = ToolCallMetric("arg").compute(*flat(docs))
+    assert {name: got[name] for name in METRIC_NAMES} == {name: want[what] for name, what in METRIC_NAMES.items()}
+    assert all(got[f"{name}_stderr"] > 0 for name in METRIC_NAMES)  # bootstrapped: the numbers are floats
