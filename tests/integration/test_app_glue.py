@@ -56,7 +56,17 @@ PRESET_EXPECTED = {
     "weighted": (1 / 11, 1, 10, 10, 0.0),  # delete_account weighs 10: 2*1 / (2*1 + 10 + 10)
     "hermes": (0.8, 4, 1, 1, 0.0),  # arg level: 2 names + city + unit (default) agree; timezone wrong
     "corpus": (2 / 3, 1, 0, 1, 0.5),  # SPEC §9 corpus: micro 2/3, never the mean 0.5
+    "turns": (2 / 3, 2, 1, 1, 0.0),  # order="turns": cat made a turn early pairs with nothing
 }
+
+
+def test_the_multi_turn_preset_pairs_calls_within_their_turns() -> None:
+    inputs = app.PRESETS["turns"].inputs
+    assert inputs.order == "turns"
+    result = app.score_inputs(*inputs.values())
+    assert result["turn_exact_match"] == 1 / 3 and "|order:turns|" in result["signature"]
+    assert result["details"][0]["first_failed_turn"] == 1
+    assert [(t["fp"], t["fn"]) for t in result["details"][0]["turns"]] == [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
 
 
 def test_every_preset_has_an_expectation() -> None:
