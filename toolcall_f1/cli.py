@@ -601,6 +601,12 @@ def _add_input_options(src: argparse._ArgumentGroup) -> None:
     )
 
 
+#: ``--rules``: argument rules (SPEC §6b), as a file or JSON text.
+RULES_HELP = ('argument rules: a JSON file, or JSON text, {tool: {arg: rule}} ("*" for every argument of the tool '
+              'without its own); a rule is exact, ignore, unordered, subset, superset, {"abs_tol": x} or '
+              '{"rel_tol": y}. A callable rule (p, g) -> bool is possible only from Python')
+
+
 def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     """The settings that change the numbers (each one appears in the signature)."""
     st.add_argument(
@@ -658,13 +664,7 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
         default="count",
         help="count unreadable predictions (default) or stop with exit 2",
     )
-    st.add_argument(
-        "--rules",
-        metavar="FILE|JSON",
-        help='argument rules: a JSON file, or JSON text, {tool: {arg: rule}} ("*" for every argument of '
-        'the tool without its own); a rule is exact, ignore, unordered, subset, superset, {"abs_tol": x} '
-        'or {"rel_tol": y}. A callable rule (p, g) -> bool is possible only from Python',
-    )
+    st.add_argument("--rules", metavar="FILE|JSON", help=RULES_HELP)
 
 
 def _add_output_options(out: argparse._ArgumentGroup) -> None:
