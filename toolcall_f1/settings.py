@@ -174,12 +174,13 @@ class _Rule(NamedTuple):
     abbr: str | None = None  # the field's key in the signature; None: not in it (tools and weights: w)
     show: Callable[[Any], str] = str  # the value as the signature writes it
     per_call: bool = False  # compute() and metric(...) keywords may change it for one call
+    omit_empty: bool = False  # left out of the signature when empty (rules: SPEC §8)
 
 
 def _rules_text(rules: Mapping[str, Any]) -> str:
     """The ``rules:`` field of the signature: a digest of the rules, a callable by its code
-    (empty, and the field left out, without rules: SPEC §8)."""
-    return digest(describe_rules(rules)) if rules else ""
+    (the field is left out without rules: SPEC §8)."""
+    return digest(describe_rules(rules))
 
 
 _UNKNOWN = "{what}: unknown value {value!r}; expected one of {names}"
@@ -200,7 +201,7 @@ _TABLE: dict[str, _Rule] = {
     "on_parse_error": _Rule(lambda: ("count", "raise"), _UNKNOWN),
     "tools": _Rule(None, "", _own_tools, per_call=True),
     "weights": _Rule(None, "", validate_weights, per_call=True),
-    "rules": _Rule(None, "", validate_rules, abbr="rules", show=_rules_text, per_call=True),
+    "rules": _Rule(None, "", validate_rules, abbr="rules", show=_rules_text, per_call=True, omit_empty=True),
 }
 
 
@@ -384,8 +385,8 @@ class Settings:
         'rules:f777dc44'
         """
         digests = sorted({d for d in example_tools_digests if d})
-        shown = ((rule.abbr, rule.show(getattr(self, name))) for name, rule in _TABLE.items() if rule.abbr)
-        fields = [f"{abbr}:{text}" for abbr, text in shown if text]
+        fields = [f"{rule.abbr}:{rule.show(getattr(self, name))}" for name, rule in _TABLE.items()
+                  if rule.abbr and (getattr(self, name) or not rule.omit_empty)]
         weighed = bool(self.tools or self.weights or digests)
         return "|".join([*fields, f"w:{digest([self.tools, self.weights, digests]) if weighed else 'none'}",
                          *extra, f"v:{VERSION}"])
