@@ -349,8 +349,8 @@ class ToolCallMetric:
                 raise ValueError("'tools' must be a list of function schemas")
             example_tools = merge_plain_tools(raw_tools)
             merged = merge_plain_tools(run.settings.tools, example_tools)
-            toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon, rules=run.settings.rules,
-                                     calls=run.toolset.calls) if example_tools else run.toolset)
+            toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon, extends=run.toolset)
+                       if example_tools else run.toolset)
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = content_digest(example_tools) if example_tools else ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -187,8 +188,6 @@ def warn_unknown_rules(toolset: Any, rules: Mapping[str, Mapping[str, Any]]) -> 
     """
     if not toolset.has_schema:
         return
-    import warnings
-
     for tool, entry in rules.items():
         spec = toolset.lookup(tool)
         if spec is None:

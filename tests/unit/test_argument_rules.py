@@ -314,3 +314,16 @@ def test_rules_for_undeclared_tools_or_arguments_warn_and_still_apply() -> None:
     assert got["exact_match"] == 1.0
     with pytest.warns(ToolCallWarning, match="rules: tool 'g' is not among the tool schemas"):
         ToolCallMetric().compute([[]], [[]], tools=tools, rules={"g": {"x": "ignore"}})
+
+
+def test_rules_reach_the_references_own_tools_and_their_match_keys() -> None:
+    own = [{"name": "f", "parameters": {"properties": {"x": {"type": "number"}, "rid": {"match": "ignore"}}}}]
+    refs = [{"calls": [("f", {"x": 1.0, "rid": "9"}), ("g", {"y": [1, 2]})], "tools": own}]
+    preds = [[("f", {"x": 1.004, "rid": "1"}), ("g", {"y": [2, 1]})]]
+    metric = ToolCallMetric("arg", rules={"f": {"x": {"abs_tol": 0.01}}, "g": {"y": "unordered"}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ToolCallWarning)
+        got = metric.compute(preds, refs)
+        plain = ToolCallMetric("arg").compute(preds, refs)
+    assert (got["tp"], got["fp"], got["fn"], got["exact_match"]) == (4.0, 0.0, 0.0, 1.0)
+    assert (plain["tp"], plain["fp"], plain["fn"]) == (2.0, 2.0, 2.0)  # x and y disagree; rid still ignored
