@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +73,17 @@ def worker(package_dir: str, limit: int | None, repeat: int, mode: str) -> dict[
     preds = [r["prediction"] for r in records]
     refs = [{"calls": r["reference"], "tools": r["tools"]} for r in records]
     extra = {} if mode == "none" else {"rules": _rules(records, mode)}
-    timing, result = best_of(lambda: ToolCallMetric(**BFCL_SETTINGS, **extra).compute(preds, refs), repeat)
-    return {"seconds": timing.best, "records": len(records), "exact_match": result["exact_match"],
+    cpu: list[float] = []
+
+    def once() -> Any:
+        start = time.process_time()
+        try:
+            return ToolCallMetric(**BFCL_SETTINGS, **extra).compute(preds, refs)
+        finally:
+            cpu.append(time.process_time() - start)
+
+    timing, result = best_of(once, repeat)
+    return {"seconds": timing.best, "cpu": min(cpu), "records": len(records), "exact_match": result["exact_match"],
             "package": str(Path(toolcall_f1.__file__).parent)}
 
 
@@ -117,19 +127,24 @@ def run(records_limit: int | None = None, repeat: int = 3, rounds: int = 3, base
         for _ in range(rounds):
             for name, where, mode in columns:
                 got = _column(where, records_limit, repeat, mode)
-                if name not in best or got["seconds"] < best[name]["seconds"]:
+                if name not in best:
                     best[name] = got
-    t_base = best[columns[0][0]]["seconds"]
-    n = best[columns[0][0]]["records"]
+                best[name]["seconds"] = min(best[name]["seconds"], got["seconds"])
+                best[name]["cpu"] = min(best[name]["cpu"], got["cpu"])
+    base = best[columns[0][0]]
+    n = base["records"]
     rows = [[name, rate(n, best[name]["seconds"]), best[name]["seconds"] * 1e6 / n,
-             f"{best[name]['seconds'] / t_base - 1:+.1%}", f"{best[name]['exact_match']:.4f}"] for name, _, _ in columns]
-    overhead = best[columns[1][0]]["seconds"] / t_base - 1
+             f"{best[name]['seconds'] / base['seconds'] - 1:+.1%}", best[name]["cpu"] * 1e6 / n,
+             f"{best[name]['cpu'] / base['cpu'] - 1:+.1%}", f"{best[name]['exact_match']:.4f}"] for name, _, _ in columns]
+    overhead = best[columns[1][0]]["cpu"] / base["cpu"] - 1
     markdown = "\n\n".join([
         f"{n:,} records (benchmark 2's), BFCL-compatible settings, core API; each column in its own process, "
-        f"best of {repeat} runs × {rounds} alternating rounds. The baseline is the package at `{ref}` "
+        f"best of {repeat} runs × {rounds} alternating rounds, wall-clock and CPU time (CPU time varies less "
+        f"on a shared machine). The baseline is the package at `{ref}` "
         "(before `rules=`; any other change between the two refs is in the ratio too).",
-        table(["column", "records/s", "µs/record", "time vs baseline", "exact_match"], rows),
-        f"No rules set: {overhead:+.1%} against the baseline (target ≤ +{TARGET:.0%}: "
+        table(["column", "records/s", "µs/record", "time vs baseline", "CPU µs/record", "CPU vs baseline",
+               "exact_match"], rows),
+        f"No rules set: {overhead:+.1%} CPU time against the baseline (target ≤ +{TARGET:.0%}: "
         f"{'met' if overhead <= TARGET else 'not met'}).",
     ])
     print("\n== Argument rules ==\n" + markdown, flush=True)
