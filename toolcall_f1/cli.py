@@ -606,6 +606,12 @@ def _add_input_options(src: argparse._ArgumentGroup) -> None:
     )
 
 
+#: ``--rules``: argument rules (SPEC §6b), as a file or JSON text.
+RULES_HELP = ('argument rules: a JSON file, or JSON text, {tool: {arg: rule}} ("*" for every argument of the tool '
+              'without its own); a rule is exact, ignore, unordered, subset, superset, {"abs_tol": x} or '
+              '{"rel_tol": y}. A callable rule (p, g) -> bool is possible only from Python')
+
+
 def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     """The settings that change the numbers (each one appears in the signature)."""
     st.add_argument(
@@ -664,6 +670,7 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
         default="count",
         help="count unreadable predictions (default) or stop with exit 2",
     )
+    st.add_argument("--rules", metavar="FILE|JSON", help=RULES_HELP)
 
 
 def _add_output_options(out: argparse._ArgumentGroup) -> None:
@@ -746,15 +753,28 @@ def _metric(args: argparse.Namespace) -> ToolCallMetric:
     weights = None
     if args.weights is not None:
         weights = _load_json_file(args.weights, "weights", dict, "a JSON object of tool weights")
-    chosen = {name: getattr(args, name) for name in Settings.names() if name not in ("tools", "weights")}
+    rules = None if args.rules is None else _rules_option(args.rules)
+    chosen = {name: getattr(args, name) for name in Settings.names() if name not in ("tools", "weights", "rules")}
     chosen["prediction_format"] = _response_template(args) or args.prediction_format
     try:
-        return ToolCallMetric.from_settings(Settings(**chosen, tools=tools, weights=weights))
+        return ToolCallMetric.from_settings(Settings(**chosen, tools=tools, weights=weights, rules=rules))
     except (ValueError, TypeError, RecursionError) as err:  # schemas the core could not read
         if isinstance(err, RecursionError):
             err = ValueError("nested too deeply")
         culprit = args.weights if str(err).startswith("weights") and args.weights else args.tools
+        if str(err).startswith("rules"):
+            culprit = "--rules" if args.rules.lstrip().startswith("{") else args.rules
         raise InputError(f"{culprit}: {err}" if culprit else str(err)) from None
+
+
+def _rules_option(given: str) -> Any:
+    """``--rules``: JSON text holding an object (it starts with ``{``), else a JSON file."""
+    if not given.lstrip().startswith("{"):
+        return _load_json_file(given, "rules", dict, "a JSON object {tool: {argument: rule}}")
+    try:
+        return _loads(given)
+    except (ValueError, RecursionError) as err:  # JSONDecodeError and a key given twice are ValueErrors
+        raise InputError(f"--rules: invalid JSON text: {err}") from None
 
 
 def _strip_where(message: str) -> str:

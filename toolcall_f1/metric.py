@@ -28,6 +28,7 @@ from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights,
 from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
+from .rules import ArgumentRuleError, ArgumentRuleTypeError, validate_rules, warn_unknown_rules
 from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader
@@ -89,6 +90,11 @@ class ToolCallMetric:
         defaults, importance weights.
     weights
         ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
+    rules
+        Argument rules ``{tool: {arg: rule}}`` (``"*"``: every argument of the tool without
+        its own): ``"exact"``, ``"ignore"``, ``"unordered"``, ``"subset"``, ``"superset"``,
+        ``{"abs_tol": x}``, ``{"rel_tol": y}`` or a callable ``(p, g) -> bool`` (README,
+        "Argument rules"; SPEC §6b).
     matching
         ``"greedy"`` (default: best-first pairs) or ``"optimal"`` (the fewest FP+FN; README, "Inputs").
     order
@@ -140,6 +146,7 @@ class ToolCallMetric:
     on_parse_error = _setting("on_parse_error")
     tools = _setting("tools")
     weights = _setting("weights")
+    rules = _setting("rules")
 
     def __init__(
         self,
@@ -155,13 +162,15 @@ class ToolCallMetric:
         reference_format: str = "auto",
         on_parse_error: str = "count",
         grammar: Any = None,
+        rules: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._setup(Settings(
             level=level, matching=matching, order=order, canonicalizer=canonicalizer, name_canonicalizer=name_canonicalizer,
             prediction_format=prediction_format, reference_format=reference_format, on_parse_error=on_parse_error,
-            tools=grammar if tools is None else tools, weights=weights,
+            tools=grammar if tools is None else tools, weights=weights, rules=rules,
         ))
         warn_unknown_weights(self._toolset, self.settings.weights)
+        warn_unknown_rules(self._toolset, self.settings.rules)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ToolCallMetric:
@@ -185,6 +194,7 @@ class ToolCallMetric:
         metric = cls.__new__(cls)
         metric._setup(settings)
         warn_unknown_weights(metric._toolset, settings.weights)
+        warn_unknown_rules(metric._toolset, settings.rules)
         return metric
 
     def _setup(self, settings: Settings) -> None:
@@ -193,7 +203,7 @@ class ToolCallMetric:
         self._memo = Memo(_MEMO_SIZE)
         self._canon = resolve_canonicalizer(settings.canonicalizer)
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
-        self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)
+        self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo, rules=settings.rules)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memo (a new metric starts with an empty one)."""
@@ -214,8 +224,9 @@ class ToolCallMetric:
         remembered by the overrides' content. ``warn``: warn about weights for undeclared
         tools when the call's settings make a new tool set."""
         given = {k: v for k, v in overrides.items() if v is not None}
-        if not given:
-            return _Run(self.settings, self._toolset, self._canon, per_tool, details)
+        if not given:  # (callable rules: the computation's own memo of their answers, SPEC §6b)
+            toolset = self._toolset if not self._toolset.callable_rules else self._toolset.for_computation()
+            return _Run(self.settings, toolset, self._canon, per_tool, details)
         slot = _overrides_slot(given)
         hit = None if slot is None else self._memo.get(slot)
         if hit is None:
@@ -225,19 +236,24 @@ class ToolCallMetric:
         settings, toolset, canon = hit
         if warn and toolset is not self._toolset:
             warn_unknown_weights(toolset, settings.weights)
-        return _Run(settings, toolset, canon, per_tool, details)
+            warn_unknown_rules(toolset, settings.rules)
+        return _Run(settings, toolset if not toolset.callable_rules else toolset.for_computation(), canon, per_tool,
+                    details)
 
     def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer]:
         """(the changed settings, their tool set, their canonicalizer) for :meth:`_run`."""
-        settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights")})
+        settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights", "rules")})
         layered: dict[str, Any] = {}
         if "weights" in given:
             layered["weights"] = {**settings.weights, **validate_weights(given["weights"])}
+        if "rules" in given:
+            layered["rules"] = {**settings.rules, **validate_rules(given["rules"])}
         if "tools" in given:
             layered["tools"] = merge_plain_tools(settings.tools, tools_value(plain_json(given["tools"])))
         settings = settings.replace(**layered) if layered else settings
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
-        toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)  # the same content's
+        toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo,  # the same content's
+                                rules=settings.rules)
         return settings, toolset, resolve_canonicalizer(settings.canonicalizer)
 
     def signature(
@@ -245,6 +261,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         prediction_format: Any = None,
         order: str | None = None,
         reference_format: str | None = None,
@@ -258,7 +275,7 @@ class ToolCallMetric:
         >>> ToolCallMetric().signature()
         'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
-        run = self._run(dict(tools=tools, weights=weights, prediction_format=prediction_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, prediction_format=prediction_format,
                              reference_format=reference_format, order=order))
         return run.settings.signature(example_tools_digests)
 
@@ -335,8 +352,8 @@ class ToolCallMetric:
                 raise ValueError("'tools' must be a list of function schemas")
             example_tools = merge_plain_tools(raw_tools)
             merged = merge_plain_tools(run.settings.tools, example_tools)
-            toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon) if example_tools
-                       else run.toolset)
+            toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon, extends=run.toolset)
+                       if example_tools else run.toolset)
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = content_digest(example_tools) if example_tools else ""
@@ -385,6 +402,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
         order: str | None = None,
@@ -401,7 +419,7 @@ class ToolCallMetric:
             The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
             ``{"calls": ..., "tools": [...]}`` with per-example schemas (either as JSON text
             too); ``[]`` where no call is expected.
-        tools, weights, reference_format, prediction_format, order
+        tools, weights, rules, reference_format, prediction_format, order
             As :meth:`compute` takes them.
         index
             The example's position, used in error messages (``references[3]: ...``).
@@ -441,7 +459,7 @@ class ToolCallMetric:
         ...
         ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
         """
-        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), per_tool=details, details=details)
         return self._score(pred, gold, index, run)
 
@@ -456,6 +474,8 @@ class ToolCallMetric:
             score = self._count(preds, golds, toolset, error, digest, run)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
             return self._count([], golds, toolset, self._unreadable(err, index, mode), digest, run)
+        except (ArgumentRuleError, ArgumentRuleTypeError) as err:  # an argument rule failed: name the example
+            raise err.located("example" if index is None else f"example {index}") from err.__cause__
         if error is not None and run.settings.prediction_format != "auto" and _no_call_text(pred, toolset):
             score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt to call
         return score
@@ -642,6 +662,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
         order: str | None = None,
@@ -660,7 +681,7 @@ class ToolCallMetric:
         >>> [s.exact for s in ToolCallMetric().score_all(["[f()]", "[g()]"], [[("f", {})], []])]
         [True, False]
         """
-        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), warn=True)
         return list(self._each(_pairs(predictions, references, progress), run, None))
 
@@ -671,6 +692,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
         order: str | None = None,
@@ -694,6 +716,9 @@ class ToolCallMetric:
             None (``[]`` where no call is expected).
         tools, weights
             Schemas and weight overrides for this call, laid over the constructor's.
+        rules
+            Argument rules for this call (SPEC §6b), laid over the constructor's by tool: a tool
+            named here takes these rules in place of the constructor's.
         reference_format, prediction_format
             Override the constructor's formats for this call.
         order
@@ -751,7 +776,7 @@ class ToolCallMetric:
         ...
         toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
         """
-        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), per_tool=per_tool, details=return_details, warn=True)
         units, keys = None, None
         if confidence_level is not None or pass_k is not None or groups is not None:

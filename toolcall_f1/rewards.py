@@ -88,7 +88,7 @@ class ToolCallReward:
         Default ``"toolcall_<level>_<reward>"``.
     **metric_settings
         The other fields of :class:`~toolcall_f1.Settings`, the metric's settings: ``tools``,
-        ``weights``, ``canonicalizer``, ``matching``, ``name_canonicalizer``,
+        ``weights``, ``rules`` (argument rules, SPEC §6b), ``canonicalizer``, ``matching``, ``name_canonicalizer``,
         ``prediction_format``, ``reference_format``.
 
     Rules, per completion: a completion that cannot be read earns ``parse_error_reward``;

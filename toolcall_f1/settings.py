@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from .plain import DuplicateKeyError, content_key, held_json
 from .parsing import FORMATS
+from .rules import describe_rules, validate_rules
 from .schema import merge_tools, validate_weights
 from .templates import template_reader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS, canonicalizer_name, name_canonicalizer_name
@@ -174,6 +175,13 @@ class _Rule(NamedTuple):
     abbr: str | None = None  # the field's key in the signature; None: not in it (tools and weights: w)
     show: Callable[[Any], str] = str  # the value as the signature writes it
     per_call: bool = False  # compute() and metric(...) keywords may change it for one call
+    omit_empty: bool = False  # left out of the signature when empty (rules: SPEC §8)
+
+
+def _rules_text(rules: Mapping[str, Any]) -> str:
+    """The ``rules:`` field of the signature: a digest of the rules, a callable by its code
+    (the field is left out without rules: SPEC §8)."""
+    return digest(describe_rules(rules))
 
 
 _UNKNOWN = "{what}: unknown value {value!r}; expected one of {names}"
@@ -194,6 +202,7 @@ _TABLE: dict[str, _Rule] = {
     "on_parse_error": _Rule(lambda: ("count", "raise"), _UNKNOWN),
     "tools": _Rule(None, "", _own_tools, per_call=True),
     "weights": _Rule(None, "", validate_weights, per_call=True),
+    "rules": _Rule(None, "", validate_rules, abbr="rules", show=_rules_text, per_call=True, omit_empty=True),
 }
 
 
@@ -245,6 +254,10 @@ class Settings:
         Tool schemas (merged by name; the settings keep their own copy) and weight overrides
         (normalised by :func:`~toolcall_f1.schema.validate_weights`); they enter the signature
         as one digest (``w:``).
+    rules
+        Argument rules ``{tool: {argument: rule}}`` (SPEC §6b; normalised by
+        :func:`~toolcall_f1.rules.validate_rules`); in the signature as ``rules:`` (a digest,
+        a callable by its code) when there are any.
 
     Settings are hashable (two with equal fields and equal tools and weights are equal) and
     pickle.
@@ -279,6 +292,7 @@ class Settings:
     on_parse_error: str = "count"
     tools: Any = field(default=None, compare=False)
     weights: Any = field(default=None, compare=False)
+    rules: Any = field(default=None, compare=False)
     _content: Any = field(init=False, repr=False, default=None)  # tools and weights, as a hashable key
 
     def __post_init__(self) -> None:
@@ -287,7 +301,7 @@ class Settings:
             checked = _check(name, value)
             if checked is not value:
                 object.__setattr__(self, name, checked)
-        object.__setattr__(self, "_content", _content_of(self.tools, self.weights))
+        object.__setattr__(self, "_content", _content_of(self.tools, self.weights, self.rules))
 
     @classmethod
     def allowed(cls, name: str) -> tuple[str, ...]:
@@ -322,7 +336,7 @@ class Settings:
         Examples
         --------
         >>> Settings.names(per_call=True)
-        ('order', 'prediction_format', 'reference_format', 'tools', 'weights')
+        ('order', 'prediction_format', 'reference_format', 'tools', 'weights', 'rules')
         """
         return tuple(n for n, rule in _TABLE.items() if rule.per_call or not per_call)
 
@@ -353,8 +367,8 @@ class Settings:
                 object.__setattr__(new, name, getattr(self, name))
         for name in changes:
             raise keyword_error("Settings.replace()", name, _TABLE)
-        same = new.tools is self.tools and new.weights is self.weights
-        object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights))
+        same = new.tools is self.tools and new.weights is self.weights and new.rules is self.rules
+        object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights, new.rules))
         return new
 
     def signature(self, example_tools_digests: Iterable[str] = (), extra: Sequence[str] = ()) -> str:
@@ -369,16 +383,19 @@ class Settings:
         'level:call|match:greedy|order:any|canon:bfcl|names:exact|pred:auto|ref:bfcl|w:none|v:0.1.0'
         >>> Settings(weights={"f": 2}).signature()
         'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:d754a2e5|v:0.1.0'
+        >>> Settings(rules={"f": {"x": "ignore"}}).signature().split("|")[7]
+        'rules:f777dc44'
         """
         digests = sorted({d for d in example_tools_digests if d})
-        fields = [f"{rule.abbr}:{rule.show(getattr(self, name))}" for name, rule in _TABLE.items() if rule.abbr]
+        fields = [f"{rule.abbr}:{rule.show(getattr(self, name))}" for name, rule in _TABLE.items()
+                  if rule.abbr and (getattr(self, name) or not rule.omit_empty)]
         weighed = bool(self.tools or self.weights or digests)
         return "|".join([*fields, f"w:{digest([self.tools, self.weights, digests]) if weighed else 'none'}",
                          *extra, f"v:{VERSION}"])
 
 
-def _content_of(tools: Any, weights: Any) -> Any:
-    """The hashable stand-in for tools and weights in equality: their content key (a fresh
-    object, equal only to itself, for data that has none)."""
-    key = content_key((tools, weights))
+def _content_of(tools: Any, weights: Any, rules: Any) -> Any:
+    """The hashable stand-in for tools, weights and rules in equality: their content key (a
+    fresh object, equal only to itself, for data that has none: a callable rule)."""
+    key = content_key((tools, weights) if not rules else (tools, weights, rules))
     return key if key is not None else object()

@@ -62,6 +62,9 @@ Args:
     tools: tool schemas (OpenAI or BFCL form, or JSON text of them): types, required,
         defaults, "importance".
     weights: {tool: w} or {tool: {"weight": w, "arguments": {arg: w}}}.
+    rules: argument rules {tool: {arg: rule}} ("*": every argument of the tool without its own):
+        "exact" (default), "ignore", "unordered", "subset", "superset", {"abs_tol": x},
+        {"rel_tol": y} or a callable (p, g) -> bool.
     prediction_format: "auto" (default) or a format name; "bfcl" reads text as strictly as
         BFCL's prompt decoder; or the model's response template (a dict, or a tokenizer with
         ``.response_template``), read by transformers' own parser (transformers >= 5.13).

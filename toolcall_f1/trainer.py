@@ -367,12 +367,12 @@ def make_compute_metrics(tokenizer: Any, **options: Any) -> ToolCallComputeMetri
         ``None`` (default): the evaluate module, ``toolcall_f1.load(keep_in_memory=True)``.
         Or a loaded evaluate module of this metric, or a :class:`toolcall_f1.ToolCallMetric`
         (then its constructor fixes level, matching, canonicalizers, formats and
-        on_parse_error, and only ``tools``, ``weights``, ``prediction_format``,
+        on_parse_error, and only ``tools``, ``weights``, ``rules``, ``prediction_format``,
         ``reference_format``, ``per_tool``, ``return_details`` may be passed here).
     decode_kwargs
         Passed to ``batch_decode``; ``skip_special_tokens=True`` unless overridden (for
         predictions read with a response template: ``False`` unless overridden).
-    level, matching, order, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, per_tool, return_details, progress, confidence_level, n_resamples, seed, pass_k
+    level, matching, order, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, rules, per_tool, return_details, progress, confidence_level, n_resamples, seed, pass_k
         The metric's compute options (:data:`COMPUTE_OPTIONS`: the fields of
         :class:`~toolcall_f1.Settings`, then its output options, then the interval's). Checked
         now, as one ``Settings``, so a typo fails before training starts. An interval (``ci``)
