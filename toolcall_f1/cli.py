@@ -778,9 +778,16 @@ def _rules_option(given: str) -> Any:
 
 
 def _strip_where(message: str) -> str:
-    """``predictions[3]: python: reason`` → ``python: reason``."""
+    """The core's ``predictions[3]`` dropped (the line names the example); a turn's index is kept.
+
+    >>> _strip_where("predictions[3]: python: bad"), _strip_where("predictions[3][1]: python: bad")
+    ('python: bad', 'turn 1: python: bad')
+    """
     head, sep, rest = message.partition(": ")
-    return rest if sep and (head.startswith("predictions") or head.startswith("references")) else message
+    if not sep or not head.startswith(("predictions[", "references[")):
+        return message
+    _, _, entry = head.partition("][")
+    return f"turn {entry.rstrip(']')}: {rest}" if entry else rest
 
 
 def _response_template(args: argparse.Namespace) -> TemplateReader | None:
