@@ -551,7 +551,8 @@ def _add_compare_parser(sub: Any) -> None:
     test.add_argument("--n-resamples", type=int, metavar="N",
                       help="resamples (bootstrap, default 1000) or trials (randomization, default 10000)")
     test.add_argument("--seed", type=int, default=12345, help="the seed of numpy's default_rng (default 12345)")
-    test.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
+    test.add_argument("--confidence", "--confidence-level", dest="confidence",
+                      type=float, default=0.95, metavar="LEVEL",
                       help="the level of each system's F1 interval (default 0.95)")
     out = cmp.add_argument_group("output")
     out.add_argument("--output-format", "-o", choices=("table", "json"), default="table",
@@ -701,7 +702,8 @@ def _add_output_options(out: argparse._ArgumentGroup) -> None:
         help="stop after N input lines that cannot be used (default: report them all, then exit 2)",
     )
     out.add_argument("--digits", type=int, default=4, metavar="N", help="decimals in the table (default 4)")
-    out.add_argument("--confidence", type=float, metavar="LEVEL",
+    out.add_argument("--confidence", "--confidence-level", dest="confidence",
+                      type=float, metavar="LEVEL",
                      help="add percentile bootstrap intervals at this level (e.g. 0.95) from the examples' counts; "
                      "a reference's \"group\" key resamples its group together (see compute(confidence_level=))")
     out.add_argument("--n-resamples", type=int, default=1000, metavar="N", help="resamples of --confidence (default 1000)")
@@ -1211,9 +1213,11 @@ def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     first = next(iter(result.values()))
     n = args.n_resamples or TESTS[args.test]
     test = "paired bootstrap" if args.test == "bootstrap" else "approximate randomization"
+    tested = (f"* p < 0.05, two-sided ({test}, {n} {'resamples' if args.test == 'bootstrap' else 'trials'}, "
+              f"seed {args.seed}; {len(references)} examples)" if len(result) > 1
+              else f"one system: nothing to compare it with ({len(references)} examples)")
     _write(stdout, render_comparison(result, digits=args.digits, level=args.confidence) + "\n\n"
-           f"* p < 0.05, two-sided ({test}, {n} {'resamples' if args.test == 'bootstrap' else 'trials'}, "
-           f"seed {args.seed}; {len(references)} examples)\nsignature  {first['signature']}\n")
+           f"{tested}\nsignature  {first['signature']}\n")
     return EXIT_OK
 
 

@@ -47,6 +47,13 @@ def test_the_table_marks_a_real_difference(files: tuple[str, str, str], capsys: 
     assert "|test:randomization|n:2000|seed:12345|" in out
 
 
+def test_one_system_has_no_p_value_footnote(files: tuple[str, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    refs, base, _ = files
+    assert main(["compare", "-r", refs, base]) == 0
+    out = capsys.readouterr().out
+    assert "p < 0.05" not in out and "one system: nothing to compare it with (40 examples)" in out
+
+
 def test_a_short_system_file_is_an_input_error(files: tuple[str, str, str], tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     refs, base, _ = files
@@ -73,5 +80,8 @@ def test_score_confidence_gives_the_core_interval(tmp_path: Path, capsys: pytest
     want = toolcall_f1.ToolCallMetric().compute(NEW, refs, confidence_level=0.9, n_resamples=300, seed=5)
     assert got["ci"] == want["ci"] and got["signature"] == want["signature"] and "groups:yes" in got["signature"]
     assert got["call_decision"] == want["call_decision"] and got["superset_match"] == want["superset_match"]
+    assert main(["score", "-i", path, "--confidence-level", "0.9", "--n-resamples", "300", "--seed", "5", "-o", "json",
+                 "--no-progress"]) == 0  # compute()'s name works too
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["ci"] == want["ci"]
     assert main(["score", "-i", path, "--confidence", "2", "--no-progress"]) == 2
     assert "--confidence: expected a number between 0 and 1" in capsys.readouterr().err
