@@ -61,6 +61,7 @@ class _Run(NamedTuple):
     canon: Canonicalizer  # the settings' canonicalizer, as a function
     per_tool: bool  # count per-tool rows
     details: bool  # at call level, judge each argument (not exactness alone)
+    context: tuple[ToolSet, Context]  # a tool set and what the readers need of it, made once
 
 
 def _setting(name: str) -> Any:
@@ -191,6 +192,7 @@ class ToolCallMetric:
         self._canon = resolve_canonicalizer(settings.canonicalizer)
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
         self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)
+        self._context = (self._toolset, Context.of(self._toolset))
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memo (a new metric starts with an empty one)."""
@@ -212,20 +214,21 @@ class ToolCallMetric:
         tools when the call's settings make a new tool set."""
         given = {k: v for k, v in overrides.items() if v is not None}
         if not given:
-            return _Run(self.settings, self._toolset, self._canon, per_tool, details)
+            return _Run(self.settings, self._toolset, self._canon, per_tool, details, self._context)
         slot = _overrides_slot(given)
         hit = None if slot is None else self._memo.get(slot)
         if hit is None:
             hit = self._changed(given)
             if slot is not None:
                 self._memo.put(slot, hit)
-        settings, toolset, canon = hit
+        settings, toolset, canon, context = hit
         if warn and toolset is not self._toolset:
             warn_unknown_weights(toolset, settings.weights)
-        return _Run(settings, toolset, canon, per_tool, details)
+        return _Run(settings, toolset, canon, per_tool, details, context)
 
-    def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer]:
-        """(the changed settings, their tool set, their canonicalizer) for :meth:`_run`."""
+    def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer, tuple[ToolSet, Context]]:
+        """(the changed settings, their tool set, their canonicalizer, the readers' context)
+        for :meth:`_run`."""
         settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights")})
         layered: dict[str, Any] = {}
         if "weights" in given:
@@ -235,7 +238,8 @@ class ToolCallMetric:
         settings = settings.replace(**layered) if layered else settings
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
         toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)  # the same content's
-        return settings, toolset, resolve_canonicalizer(settings.canonicalizer)
+        context = self._context if toolset is self._toolset else (toolset, Context.of(toolset))
+        return settings, toolset, resolve_canonicalizer(settings.canonicalizer), context
 
     def signature(
         self,
@@ -309,8 +313,9 @@ class ToolCallMetric:
         toolset, digest = run.toolset, ""
         if raw_tools is not None:
             toolset, digest = self._example_toolset(raw_tools, index, run)
+        made, ctx = run.context  # the call's tool set's readers' context, made once
         golds = self._read_gold(calls if key is not None else plain_json(calls), run.settings.reference_format, index,
-                                toolset)
+                                toolset, ctx if toolset is made else None)
         if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
@@ -341,25 +346,29 @@ class ToolCallMetric:
             self._memo.put(slot, (toolset, digest))
         return toolset, digest
 
-    def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
-        """Gold calls from a reference's calls (free of numpy values)."""
+    def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet, ctx: Context | None = None,
+                   ) -> list[GoldCall]:
+        """Gold calls from a reference's calls (free of numpy values); ``ctx``: the tool
+        set's :class:`~toolcall_f1.parsing.Context`, when made already."""
         try:
             if fmt == "bfcl":
                 return bfcl_gold_plain(calls, _where(index))
-            return [GoldCall.from_call(c) for c in read_any(calls, fmt, _reader_context(toolset), gold=True)]
+            ctx = _reader_context(toolset) if ctx is None else ctx
+            return [GoldCall.from_call(c) for c in read_any(calls, fmt, ctx, gold=True)]
         except ToolCallParseError as err:
             raise err.located(_where(index), index) from None
 
     def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None, mode: str,
-                         ) -> tuple[list[Call], str | None]:
+                         ctx: Context | None = None) -> tuple[list[Call], str | None]:
         """A prediction → (calls, the parse error's message or None); with ``"raise"`` it raises.
-        A :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that error."""
+        A :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that
+        error. ``ctx``: the tool set's :class:`~toolcall_f1.parsing.Context`, when made already."""
         if type(prediction) is not str and isinstance(prediction, str):
             prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
         try:
             if isinstance(prediction, ToolCallParseError):
                 raise prediction
-            return read_any(prediction, fmt, _reader_context(toolset)), None
+            return read_any(prediction, fmt, _reader_context(toolset) if ctx is None else ctx), None
         except ToolCallParseError as err:
             return [], self._unreadable(err, index, mode)
 
@@ -442,24 +451,21 @@ class ToolCallMetric:
     def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
         golds, toolset, digest = self._read_reference(gold, index, run)
-        mode = run.settings.on_parse_error
-        preds, error = self._read_prediction(pred, toolset, run.settings.prediction_format, index, mode)
+        settings = run.settings
+        mode = settings.on_parse_error
+        made, ctx = run.context  # the call's tool set's readers' context, made once
+        preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode,
+                                             ctx if toolset is made else None)
+        options: dict[str, Any] = dict(level=settings.level, matching=settings.matching, order=settings.order, canon=run.canon,
+                       fill_defaults=settings.reference_format != "bfcl", tools_digest=digest,
+                       per_tool_counts=run.per_tool, details=run.details)
         try:
-            score = self._count(preds, golds, toolset, error, digest, run)
+            score = count_example(preds, golds, toolset, parse_error=error, **options)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
-            return self._count([], golds, toolset, self._unreadable(err, index, mode), digest, run)
-        if error is not None and run.settings.prediction_format != "auto" and _no_call_text(pred, toolset):
+            return count_example([], golds, toolset, parse_error=self._unreadable(err, index, mode), **options)
+        if error is not None and settings.prediction_format != "auto" and _no_call_text(pred, toolset):
             score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt to call
         return score
-
-    def _count(self, preds: list[Call], golds: list[GoldCall], toolset: ToolSet, error: str | None, digest: str,
-               run: _Run) -> Score:
-        return count_example(
-            preds, golds, toolset, level=run.settings.level, matching=run.settings.matching, order=run.settings.order,
-            canon=run.canon,
-            fill_defaults=run.settings.reference_format != "bfcl", parse_error=error, tools_digest=digest,
-            per_tool_counts=run.per_tool, details=run.details,
-        )
 
     def scores(
         self,
