@@ -313,9 +313,17 @@ class ToolCallMetric:
         toolset, digest = run.toolset, ""
         if raw_tools is not None:
             toolset, digest = self._example_toolset(raw_tools, index, run)
+        calls = calls if key is not None else plain_json(calls)
+        fmt = run.settings.reference_format
         made, ctx = run.context  # the call's tool set's readers' context, made once
-        golds = self._read_gold(calls if key is not None else plain_json(calls), run.settings.reference_format, index,
-                                toolset, ctx if toolset is made else None)
+        try:
+            if fmt == "bfcl":
+                golds = bfcl_gold_plain(calls, _where(index))
+            else:
+                read = read_any(calls, fmt, ctx if toolset is made else _reader_context(toolset), gold=True)
+                golds = [GoldCall.from_call(c) for c in read]
+        except ToolCallParseError as err:
+            raise err.located(_where(index), index) from None
         if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
@@ -345,18 +353,6 @@ class ToolCallMetric:
         if key is not None:
             self._memo.put(slot, (toolset, digest))
         return toolset, digest
-
-    def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet, ctx: Context | None = None,
-                   ) -> list[GoldCall]:
-        """Gold calls from a reference's calls (free of numpy values); ``ctx``: the tool
-        set's :class:`~toolcall_f1.parsing.Context`, when made already."""
-        try:
-            if fmt == "bfcl":
-                return bfcl_gold_plain(calls, _where(index))
-            ctx = _reader_context(toolset) if ctx is None else ctx
-            return [GoldCall.from_call(c) for c in read_any(calls, fmt, ctx, gold=True)]
-        except ToolCallParseError as err:
-            raise err.located(_where(index), index) from None
 
     def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None, mode: str,
                          ctx: Context | None = None) -> tuple[list[Call], str | None]:
@@ -759,17 +755,19 @@ class StructPadding:
             return
         if type(reference).__module__ == "numpy":
             reference = plain_json(reference)
-        if isinstance(reference, Mapping):
+        if type(reference) is dict or isinstance(reference, Mapping):
             calls = reference.get("calls")
             reference = calls if isinstance(calls, (list, tuple)) else [reference]
         if not isinstance(reference, (list, tuple)):
             return
-        for call in reference:
-            if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
-                call = call["function"]
-            args = call.get("arguments") if isinstance(call, Mapping) else None
-            name = call.get("name") if isinstance(call, Mapping) else None
-            if not (isinstance(args, Mapping) and isinstance(name, str)):
+        for call in reference:  # (an exact dict is told from other mappings first: the common case, and fast)
+            if not (type(call) is dict or isinstance(call, Mapping)):
+                continue
+            function = call.get("function")
+            if function is not None and (type(function) is dict or isinstance(function, Mapping)):
+                call = function
+            args, name = call.get("arguments"), call.get("name")
+            if not (isinstance(name, str) and (type(args) is dict or isinstance(args, Mapping))):
                 continue
             keys = tuple(args)
             if self.keys is None:

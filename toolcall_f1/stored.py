@@ -21,20 +21,19 @@ ASCII), and nothing is parsed: text stays text.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .calls import AnyOf, Call, ToolCallParseError
-from .plain import MAX_INT_BITS, WALK_DEPTH, array_plain
+from .plain import MAX_INT_BITS, WALK_DEPTH, array_plain, is_plain_json
 
 __all__ = ["StoredInputs", "dumps", "loads"]
 
 _MARK = "__toolcall_f1__"  # a stored object with this key is one of the marked shapes below
 _NOT_JSON = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
-# json's own cycle check is not needed (and costs a sixth of the writing): a cycle given as it is
-# ends in a RecursionError (:func:`_as_it_is` then leaves it to the general path), and
-# :func:`_to_json` walks to a bounded depth
+# json's own cycle check is not needed (and costs a sixth of the writing): what it is given has
+# been walked to a bounded depth (:func:`~toolcall_f1.plain.is_plain_json`, :func:`_to_json`),
+# so it holds no cycle
 _write = json.JSONEncoder(check_circular=False).encode
 
 
@@ -108,39 +107,14 @@ def dumps(value: Any) -> str:
     """
     if type(value) is str:
         return _write(value)
-    text = _as_it_is(value)  # the common case: already JSON data, written as it is (C speed)
-    if text is not None:
-        return text
+    if is_plain_json(value, tuples=False):  # the common case: already JSON data, written as it is (C speed)
+        text = _write(value)
+        if _MARK not in text:
+            return text
     try:
         return _write(_to_json(value))
     except (TypeError, ValueError, RecursionError) as err:
         return _write({_MARK: "error", "message": str(err)})
-
-
-#: A run of digits this long may be an integer of :data:`MAX_INT_BITS` bits (stored as hex).
-_LONG_DIGITS = re.compile(f"[0-9]{{{int(MAX_INT_BITS * 0.30)}}}")
-
-
-def _as_it_is(value: Any) -> str | None:
-    """``value`` written by ``json`` as it is, when that is the text :func:`_to_json` would
-    give it (plain JSON data: no tuple, no key that is not a string, nothing to mark, within
-    the limits); else None. All in C: json writes the text and reads it back, and the value
-    read back equals ``value`` only when json changed nothing on the way (a tuple comes back a
-    list, an int key a string, NaN unequal to itself); a text that could be deeper than
-    :data:`~toolcall_f1.plain.WALK_DEPTH` or hold an integer of
-    :data:`~toolcall_f1.plain.MAX_INT_BITS` bits is left to the general path, as is anything
-    json cannot write. ``tests/unit/test_stored.py`` pins it to :func:`_to_json`."""
-    try:
-        text = _write(value)
-    except (TypeError, ValueError, RecursionError):
-        return None
-    if _MARK in text or text.count("[") + text.count("{") > WALK_DEPTH or _LONG_DIGITS.search(text):
-        return None
-    try:
-        same = json.loads(text) == value
-    except (TypeError, ValueError, RecursionError):
-        return None
-    return text if same is True else None
 
 
 def _revive(value: Any) -> Any:

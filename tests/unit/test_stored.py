@@ -48,19 +48,3 @@ def test_plain_records_take_the_direct_path_and_marked_ones_do_not() -> None:
     assert not is_plain_json({1: "a"}, tuples=False) and not is_plain_json([10**5000], tuples=False)
     assert stored.loads(stored.dumps({"__toolcall_f1__": "tuple", "items": []})) == {
         "__toolcall_f1__": "tuple", "items": []}
-
-
-def test_the_direct_path_is_taken_exactly_for_plain_data() -> None:
-    record = {"calls": [{"f": {"x": [1, 2.5, None, True]}}], "tools": [{"name": "f", "parameters": {}}]}
-    assert stored._as_it_is(record) == json.dumps(record)
-    for value in ([("f", {})], {1: "a"}, [10**5000], [float("nan")], {"__toolcall_f1__": 1}, {"a": {1, 2}},
-                  _nested(201)):
-        assert stored._as_it_is(value) is None, value
-    assert stored._as_it_is(_nested(150)) is not None
-
-
-def _nested(depth: int) -> list:
-    value: list = []
-    for _ in range(depth):
-        value = [value]
-    return value
