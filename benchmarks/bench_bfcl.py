@@ -1,7 +1,7 @@
 """Benchmark 2: BFCL-style records, our throughput beside BFCL's own decode-and-check.
 
-The records are the conformance cases (``../shared/conformance/bfcl_python.jsonl``, else the
-bundled sample): Python-syntax predictions, BFCL possible answers, per-record schemas. Every
+The records are the conformance cases (the file ``TOOLCALL_F1_BFCL_CONFORMANCE`` names, as the
+conformance test reads it, else ``../shared/conformance/bfcl_python.jsonl``, else the bundled sample): Python-syntax predictions, BFCL possible answers, per-record schemas. Every
 column scores the same records in the same process:
 
 - ours through the core API (``ToolCallMetric.compute`` with ``{"calls", "tools"}``
