@@ -452,9 +452,11 @@ class ToolCallMetric:
         made, ctx = run.context  # the call's tool set's readers' context, made once
         preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode,
                                              ctx if toolset is made else None)
-        options: dict[str, Any] = dict(level=settings.level, matching=settings.matching, order=settings.order, canon=run.canon,
-                       fill_defaults=settings.reference_format != "bfcl", tools_digest=digest,
-                       per_tool_counts=run.per_tool, details=run.details)
+        options: dict[str, Any] = dict(
+            level=settings.level, matching=settings.matching, order=settings.order, canon=run.canon,
+            fill_defaults=settings.reference_format != "bfcl", tools_digest=digest, per_tool_counts=run.per_tool,
+            details=run.details,
+        )
         try:
             score = count_example(preds, golds, toolset, parse_error=error, **options)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
