@@ -58,7 +58,18 @@ $(STAMP)/install-test: pyproject.toml requirements.txt | $(STAMP)
 	@$(MAKE) --no-print-directory venv-check GOAL="$(MAKECMDGOALS)"
 	$(PIP) install $(PIP_FLAGS) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) torch==2.13.0
 	$(PIP) install $(PIP_FLAGS) -e ".[test]"
+	rm -rf $(STAMP)/verl $(STAMP)/openrlhf
+	$(PIP) install $(PIP_FLAGS) --no-deps --target $(STAMP)/verl $(VERL_TEST_PACKAGES)
+	$(PIP) install $(PIP_FLAGS) --no-deps --target $(STAMP)/openrlhf $(OPENRLHF_TEST_PACKAGES)
 	touch $@
+
+# verl 0.9.1 pins transformers<5.11 (the tests need >=5.13) and OpenRLHF 0.11.2 pins flash-attn
+# (a CUDA build), deepspeed and transformers==5.15.0: each, with the few packages its reward path
+# imports, goes without dependencies to a folder of its own (about 25 MB and 3 MB), which
+# tests/integration/test_integ_verl.py and test_integ_openrlhf.py import it from.
+VERL_TEST_PACKAGES := verl==0.9.1 tensordict==0.10.0 omegaconf==2.4.0 "antlr4-python3-runtime==4.9.*" \
+	"pyvers>=0.1,<0.2" lazy-importer codetiming importlib_metadata orjson
+OPENRLHF_TEST_PACKAGES := openrlhf==0.11.2 pylatexenc
 
 # Debian's chromium for the browser tests. Without apt-get or root (macOS, Fedora, a normal
 # account) it says how to get one and returns: the rest of the suite runs and the browser tests
@@ -94,8 +105,8 @@ bench: $(STAMP)/install-test
 # Both checkers always run (a ruff finding does not hide mypy's); fails if either finds something.
 lint:
 	@rc=0; \
-	$(PYTHON) -m ruff check toolcall_f1 tests app.py toolcall_f1.py benchmarks || rc=1; \
-	$(PYTHON) -m mypy toolcall_f1 app.py || rc=1; \
+	$(PYTHON) -m ruff check toolcall_f1 tests app.py app_render.py toolcall_f1.py benchmarks || rc=1; \
+	$(PYTHON) -m mypy toolcall_f1 app.py app_render.py || rc=1; \
 	exit $$rc
 
 clean:

@@ -1,14 +1,11 @@
 """Gradio demo of the ``toolcall_f1`` metric: glue only, no scoring logic.
 
-Everything that decides a number lives in :mod:`toolcall_f1`; this file reads the text boxes,
-calls :meth:`toolcall_f1.ToolCallMetric.compute` with ``per_tool=True, return_details=True``,
-and lays the result out: score cards, a match table (one row per predicted/gold call, coloured
-by outcome, with what each row adds to TP/FP/FN), a per-tool F1 chart and a snippet that
-reproduces the result in Python and on the command line.
-
-The page scores its first preset before anyone clicks, and scores again whenever a preset, a
-setting or a box changes, so what it shows always belongs to what it shows beside it. Its words
-are data beside this file (``app_data/``): presets, labels, markup, help, input convention, style.
+Everything that decides a number lives in :mod:`toolcall_f1`. The *Score* tab reads the boxes,
+calls :meth:`toolcall_f1.ToolCallMetric.compute` (``per_tool=True, return_details=True``) and lays
+the result out: score cards, a match table (what each row adds to TP/FP/FN), a per-tool chart and
+snippets that reproduce it. The *Compare* tab scores two systems with :func:`toolcall_f1.compare`.
+Both score on arrival and again whenever an input changes, so what they show belongs to what is
+beside it. The page's words are data beside this file (``app_data/``).
 
 Run ``python app.py`` (``GRADIO_SERVER_NAME`` / ``GRADIO_SERVER_PORT`` are respected).
 """
@@ -20,6 +17,7 @@ import html
 import json
 import os
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -28,25 +26,19 @@ from typing import Any
 import gradio as gr
 
 import toolcall_f1
+from app_render import (DATA, EMPTY_REFERENCES_HINT, EMPTY_SCORES, HTML, ROW_CAP, TEXT, Row,
+                        chart_html, compare_html, error_html, parse_warning_html, render_call, render_verdicts,
+                        result_rows, safe, scores_html, table_html)
 
-__all__ = ["PRESETS", "InputError", "Inputs", "Preset", "Row", "View", "build_demo", "chart_html", "cli_snippet",
-           "demo", "error_html", "load_presets", "matching_preset", "parse_warning_html", "preset_values",
-           "python_snippet", "read_examples", "read_tools", "render_call", "render_verdicts", "result_rows", "run",
-           "score_api", "score_inputs", "scores_html", "table_html"]
+__all__ = ["COMPARE_EXAMPLE", "COMPARE_PRESET", "DATA", "EMPTY_SCORES", "INTERVAL_FROM", "PRESETS",
+           "ROW_CAP", "Comparison", "InputError", "Inputs", "Preset", "Row", "View", "build_demo",
+           "chart_html", "cli_snippet", "compare_html", "compare_inputs", "compare_snippets", "demo",
+           "error_html", "load_presets", "matching_preset", "on_compare", "parse_warning_html",
+           "preset_values", "python_snippet", "read_examples", "read_tools", "render_call",
+           "render_verdicts", "result_rows", "run", "run_compare", "score_api", "score_inputs",
+           "scores_html", "table_html"]
 
-#: The page's data files: presets, labels, help text and style, beside this file (the Space pushes them).
-DATA = Path(__file__).resolve().with_name("app_data")
-#: The page's labels and options (``app_data/page.json``).
-TEXT: dict[str, Any] = json.loads((DATA / "page.json").read_text(encoding="utf-8"))
-#: The page's markup (``app_data/templates.html``): ``<template id="name">``, a line break between tags dropped.
-HTML = {key: re.sub(r">\s*\n\s*<", "><", body.strip())
-        for key, body in re.findall(r'<template id="(\w+)">(.*?)</template>', (DATA / "templates.html").read_text("utf-8"), re.S)}
-#: ``auto`` first: it is the default and the one to try first.
 PREDICTION_FORMATS = ("auto", *(f for f in toolcall_f1.Settings.allowed("prediction_format") if f != "auto"))
-UNMATCHED = "—"
-#: At most this many table rows reach the browser (mismatches first when there are more).
-ROW_CAP = 200
-TOOL_CAP = 40  #: at most this many tools in the chart (worst first)
 SNIPPET_CAP = 4000  #: inputs longer than this are not inlined into the reproduce snippets
 INTERVAL_FROM = 20  #: from this many examples on, the 95% intervals show (README, "Is the difference real?")
 #: The Hub repository, on a Space (``SPACE_ID`` is set by the Space runtime).
@@ -72,6 +64,7 @@ class Inputs:
     tools: str = ""
     level: str = _DEFAULT.level
     matching: str = _DEFAULT.matching
+    order: str = _DEFAULT.order
     canonicalizer: str = _DEFAULT.canonicalizer
     name_canonicalizer: str = _DEFAULT.name_canonicalizer
     prediction_format: str = _DEFAULT.prediction_format
@@ -90,7 +83,7 @@ class Inputs:
         return cls(**{n: getattr(defaults, n) if v is None else str(v) for n, v in zip(names, values, strict=False)})
 
     def values(self) -> tuple[str, ...]:
-        """The nine values in the page's order."""
+        """The values in the page's order."""
         return tuple(getattr(self, f.name) for f in fields(self))
 
     def settings(self, changed: bool = True) -> dict[str, Any]:
@@ -156,9 +149,12 @@ def preset_blurb(key: str | None) -> str:
     >>> preset_blurb(None)
     ''
     """
-    if key is None:
-        return ""
-    return HTML["blurb"].format(label=html.escape(PRESETS[key].label), description=PRESETS[key].description)
+    return "" if key is None else preset_blurb_of(PRESETS[key])
+
+
+def preset_blurb_of(preset: Preset) -> str:
+    """A preset's blurb: its label (escaped) and its description (HTML)."""
+    return HTML["blurb"].format(label=html.escape(preset.label), description=preset.description)
 
 
 def preset_values(key: str) -> tuple[str, ...]:
@@ -194,8 +190,8 @@ def matching_preset(inputs: Inputs) -> str | None:
 
 
 def _is_wrapper(value: Any) -> bool:
-    """A per-example reference ``{"calls": list | str, ...}`` (SPEC §2)."""
-    return isinstance(value, Mapping) and isinstance(value.get("calls"), (list, str))
+    """A reference ``{"calls": list | str, ...}`` (SPEC §2) or a conversation ``{"turns": [...]}`` (§5b)."""
+    return isinstance(value, Mapping) and isinstance(value.get("calls", value.get("turns")), (list, str))
 
 
 def read_examples(text: str | None, box: str = "Input") -> list[Any]:
@@ -321,7 +317,7 @@ def score_inputs(*values: str | None) -> dict[str, Any]:
     Parameters
     ----------
     *values
-        The nine page values in order (see :class:`Inputs`); missing ones are the defaults.
+        The page values in order (see :class:`Inputs`); missing ones are the defaults.
 
     Returns
     -------
@@ -345,255 +341,6 @@ def score_inputs(*values: str | None) -> dict[str, Any]:
                                    confidence_level=0.95 if len(predictions) >= INTERVAL_FROM else None)
 
 
-# --------------------------------------------------------------------------- the match table
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One line of the match table: a pair, an unmatched call, or a parse error.
-
-    ``outcome`` is ``"exact"``, ``"wrong"`` (paired, not exact), ``"extra"`` (unmatched prediction),
-    ``"missed"`` (unmatched gold) or ``"parse"``; ``weight`` and ``counts`` (what the row adds to TP,
-    FP, FN) are the metric's own, from ``details``."""
-
-    example: int
-    outcome: str
-    pred: str
-    gold: str
-    weight: float
-    counts: tuple[float, float, float]
-    flags: tuple[str, ...]
-    arguments: str
-
-
-OUTCOME_LABELS: dict[str, str] = TEXT["outcomes"]
-
-
-def _row(n: int, outcome: str, entry: Mapping[str, Any], pred: str, gold: str, arguments: str = "") -> Row:
-    """A row from a pair or unmatched call of ``details``: its counts, weight and flags."""
-    adds, undeclared = entry["adds"], entry.get("hallucinated_args", ())
-    flags = ("hallucinated tool",) if entry.get("hallucinated_tool") else tuple(f"hallucinated argument {k}" for k in undeclared)
-    return Row(n, outcome, pred, gold, entry["weight"], (adds["tp"], adds["fp"], adds["fn"]), flags, arguments)
-
-
-def _example_rows(n: int, ex: Mapping[str, Any]) -> list[Row]:
-    """The rows of one example of ``details``, in its order: pairs, extra calls, missed calls."""
-    rows: list[Row] = []
-    if ex.get("parse_error"):  # zero predicted calls: the row adds nothing
-        rows.append(Row(n, "parse", "(could not be read)", "", 1.0, (0.0, 0.0, 0.0), (), ex["parse_error"]))
-    for pair in ex["pairs"]:
-        rows.append(_row(n, "exact" if pair["exact"] else "wrong", pair, render_call(pair["pred"]),
-                         render_call(pair["gold"], gold=True), render_verdicts(pair["arguments"])))
-    rows += [_row(n, "extra", call, render_call(call), UNMATCHED) for call in ex["unmatched_pred"]]
-    rows += [_row(n, "missed", call, UNMATCHED, render_call(call, gold=True)) for call in ex["unmatched_gold"]]
-    return rows
-
-
-def result_rows(result: Mapping[str, Any]) -> list[Row]:
-    """Every row of the match table, in example order, as the metric's ``details`` give them.
-
-    Parameters
-    ----------
-    result
-        ``compute(..., return_details=True)``.
-
-    Returns
-    -------
-    list of Row
-
-    Examples
-    --------
-    >>> result = score_inputs(*PRESETS["weighted"].inputs.values())
-    >>> [(r.outcome, r.weight, r.counts) for r in result_rows(result)]
-    [('exact', 1.0, (1.0, 0.0, 0.0)), ('wrong', 10.0, (0.0, 10.0, 10.0))]
-    """
-    rows: list[Row] = []
-    for n, ex in enumerate(result.get("details", []), start=1):
-        rows.extend(_example_rows(n, ex))
-    return rows
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def _value(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _gold_value(value: Any) -> str:
-    """A gold value from ``details``: accepted alternatives read ``(a | b | omitted)``."""
-    if isinstance(value, Mapping) and set(value) == {"any_of", "optional"}:
-        alts = [_gold_value(v) for v in value["any_of"]]
-        if value["optional"]:
-            alts.append("omitted")
-        return alts[0] if len(alts) == 1 else "(" + " | ".join(alts) + ")"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_value(k)}: {_gold_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_gold_value(v) for v in value) + "]"
-    return _value(value)
-
-
-def render_call(call: Mapping[str, Any], *, gold: bool = False) -> str:
-    """``name(k=v, ...)`` for a call dict of ``details``.
-
-    Examples
-    --------
-    >>> render_call({"name": "search", "arguments": {"q": "cats"}})
-    'search(q="cats")'
-    >>> render_call({"name": "f", "arguments": {"u": {"any_of": ["a", "b"], "optional": True}}}, gold=True)
-    'f(u=("a" | "b" | omitted))'
-    """
-    show = _gold_value if gold else _value
-    args = ", ".join(f"{k}={show(v)}" for k, v in call["arguments"].items())
-    return f"{call['name']}({args})"
-
-
-def render_verdicts(arguments: Sequence[Mapping[str, Any]]) -> str:
-    """Each argument's verdict in a pair, ``; ``-separated.
-
-    Examples
-    --------
-    >>> render_verdicts([{"argument": "q", "verdict": "agree", "weight": 1.0, "pred": "a", "gold": "a"},
-    ...                  {"argument": "n", "verdict": "disagree", "weight": 2.0, "pred": 3, "gold": 4,
-    ...                   "reason": "value"}])
-    'q ✓ agree; n ✗ disagree: 3 vs 4 (value, weight 2)'
-    """
-    parts = []
-    for v in arguments:
-        notes = [v["reason"]] if v.get("reason") else []
-        if v.get("weight", 1.0) != 1.0:
-            notes.append(f"weight {_number(v['weight'])}")
-        template = TEXT["verdicts"].get(v["verdict"], TEXT["verdicts"]["other"])
-        parts.append(template.format(name=v["argument"], verdict=v["verdict"], note=f" ({', '.join(notes)})" if notes else "",
-                                     pred=_value(v.get("pred")), gold=_gold_value(v.get("gold"))))
-    return "; ".join(parts) if parts else "(no arguments)"
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _safe(text: str) -> str:
-    """Text the browser can receive: a lone surrogate (not valid UTF-8) becomes U+FFFD."""
-    return _SURROGATE.sub("\ufffd", text)
-
-
-def _score(x: float) -> str:
-    return repr(round(float(x), 4))
-
-
-def _number(x: float) -> str:
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(round(x, 4))
-
-
-def scores_html(result: Mapping[str, Any]) -> str:
-    """Score cards (F1, precision, recall, exact match), the weighted counts, and the signature,
-    each with a one-line explanation.
-
-    Examples
-    --------
-    >>> html_ = scores_html(score_inputs("[f()]", "[f()]"))
-    >>> '<div class="tc-value">1.0</div>' in html_, 'id="count-tp"><b>TP</b> 1' in html_
-    (True, True)
-    """
-    ci = result.get("ci") or {}
-    cards = "".join(HTML["card"].format(id=key.replace("_", "-"), label=label, value=_score(result[key]), hint=hint + (
-        HTML["interval"].format(id=key.replace("_", "-"), lo=_score(ci[key][0]), hi=_score(ci[key][1])) if ci else ""))
-                    for key, label, hint in TEXT["cards"])
-    weighted = " ".join(HTML["weighted"].format(key=key, label=key.upper(), value=_number(result[key]))
-                        for key in ("tp", "fp", "fn"))
-    others = " · ".join(HTML["count"].format(id=key.replace("_", "-"), label=label, value=_number(result[key]))
-                        for key, label in TEXT["counts"])
-    return HTML["scores"].format(cards=cards, weighted=weighted, others=others, signature=html.escape(result["signature"]))
-
-
-def error_html(message: str) -> str:
-    """A readable error box (no traceback).
-
-    Examples
-    --------
-    >>> error_html("references[0]: <bad>")
-    '<div class="tc-msg tc-error" id="error-box" role="alert"><b>Cannot score these inputs.</b> references[0]: &lt;bad&gt;</div>'
-    """
-    return HTML["error"].format(message=html.escape(message))
-
-
-def parse_warning_html(result: Mapping[str, Any]) -> str:
-    """A note listing predictions that could not be read (they are counted, not fatal)."""
-    errors = [ex["parse_error"] for ex in result.get("details", []) if ex.get("parse_error")]
-    if not errors:
-        return ""
-    items = "".join(f"<li>{html.escape(e)}</li>" for e in errors[:20])
-    more = f"<li>… and {len(errors) - 20} more</li>" if len(errors) > 20 else ""
-    return HTML["parse_warning"].format(n=len(errors), items=items + more)
-
-
-EMPTY_REFERENCES_HINT = HTML["empty_references"].format()
-
-
-def _adds(row: Row) -> str:
-    parts = [f"{k} +{_number(v)}" for k, v in zip(("TP", "FP", "FN"), row.counts) if v]
-    text = " · ".join(parts) if parts else "nothing"
-    if row.weight != 1.0:
-        text += f'<div class="tc-hint">weight {_number(row.weight)}</div>'
-    return text
-
-
-def _row_html(row: Row) -> str:
-    flags = "".join(f'<span class="tc-flag">{html.escape(f)}</span>' for f in row.flags)
-    values = (str(row.example), f"<code>{html.escape(row.pred)}</code>", f"<code>{html.escape(row.gold)}</code>",
-              OUTCOME_LABELS[row.outcome] + flags, _adds(row), html.escape(row.arguments))
-    cells = "".join(f'<td data-label="{label}"{"" if value else " class=tc-blank"}>{value}</td>'
-                    for (label, _), value in zip(TEXT["columns"], values, strict=True))
-    return HTML["row"].format(outcome=row.outcome, cells=cells)
-
-
-def table_html(rows: Sequence[Row], errors_only: bool = False, cap: int = ROW_CAP) -> str:
-    """The match table: rows coloured by outcome, what each adds to TP/FP/FN and its weight.
-
-    With ``errors_only`` exact pairs are left out; past ``cap`` rows the mismatches come first
-    and the rest is cut, with a note saying so.
-
-    Examples
-    --------
-    >>> inputs = PRESETS["mixed"].inputs
-    >>> t = table_html(result_rows(score_inputs(*inputs.values())))
-    >>> t.count('<tr class="tc-row'), 'tc-row tc-extra' in t, "FP +1" in t
-    (3, True, True)
-    """
-    shown = [r for r in rows if r.outcome != "exact"] if errors_only else list(rows)
-    note = f"{len(shown)} row(s)" + (f" with errors, of {len(rows)}" if errors_only else "")
-    if len(shown) > cap:
-        shown = sorted(shown, key=lambda r: r.outcome == "exact")[:cap]  # stable: example order kept
-        note = f"Showing {cap} of {note}, mismatches first (the CLI's --details writes them all)"
-    body = "".join(_row_html(r) for r in shown) or HTML["table_empty"]
-    head = "".join(f"<th>{h}</th>" for _, h in TEXT["columns"])
-    return HTML["table"].format(note=note, head=head, body=body)
-
-
-def chart_html(result: Mapping[str, Any] | None, cap: int = TOOL_CAP) -> str:
-    """Per-tool F1 as horizontal bars, worst first, each labelled with P, R and counts.
-
-    Examples
-    --------
-    >>> c = chart_html(score_inputs('[search(q="cats"), delete_all()]', '[search(q="cats"), answer(a="meow")]'))
-    >>> c.count('class="tc-bar-row"'), c.index(">answer<") < c.index(">search<")
-    (3, True)
-    """
-    tools = sorted((result or {}).get("per_tool", {}).items(), key=lambda kv: (kv[1]["f1"], kv[0]))
-    if not tools:
-        return HTML["chart_empty"]
-    bars = []
-    for name, s in tools[:cap]:
-        label = HTML["bar_label"].format(**{k: _score(s[k]) for k in ("f1", "precision", "recall")},
-                                         **{k: _number(s[k]) for k in ("tp", "fp", "fn")})
-        bars.append(HTML["bar"].format(name=html.escape(name), label=label, zero=" tc-zero" if s["f1"] == 0 else "",
-                                       width=100 * s["f1"]))
-    more = HTML["chart_more"].format(n=len(tools) - cap) if len(tools) > cap else ""
-    return HTML["chart"].format(bars="".join(bars) + more)
-
-
 # --------------------------------------------------------------------------- reproduce it
 
 
@@ -609,6 +356,15 @@ def _snippet_data(inputs: Inputs, unreadable: list[Any]) -> tuple[list[Any], lis
         return (*_examples(inputs), read_tools(inputs.tools))
     except ValueError:
         return unreadable, unreadable, None
+
+
+def _python(head: str, data: Sequence[tuple[str, Any, str]], call: str, args: Sequence[str], tail: str) -> str:
+    """A Python snippet: the import, ``head``, the data (``(name, value, which box)``), ``call``
+    with one argument a line, then ``tail``."""
+    install = f'"toolcall_f1 @ git+https://huggingface.co/spaces/{REPO_ID}"' if SPACE_ID else "-e . (this repository)"
+    assignments = "".join(f"{name} = {_literal(value, what)}\n" for name, value, what in data)
+    body = "".join(f"    {a},\n" for a in args)
+    return f"import toolcall_f1  # pip install {install}\n\n{head}{assignments}result = {call}(\n{body})\n{tail}"
 
 
 def python_snippet(inputs: Inputs) -> str:
@@ -630,26 +386,33 @@ def python_snippet(inputs: Inputs) -> str:
     )
     print(result["f1"], result["signature"])
     """
-    install = f'"toolcall_f1 @ git+https://huggingface.co/spaces/{REPO_ID}"' if SPACE_ID else "-e . (this repository)"
     predictions, references, tools = _snippet_data(inputs, ["..."])
     data = [("predictions", predictions, "the Predictions box"), ("references", references, "the References box")]
-    if tools is not None:
-        data.append(("tools", tools, "the Tool schemas box"))
-    args = [f"{name}={name}" for name, _, _ in data]
-    args += [f"{k}={v!r}" for k, v in inputs.settings().items()]
-    assignments = "".join(f"{name} = {_literal(value, what)}\n" for name, value, what in data)
-    body = "".join(f"    {a},\n" for a in [*args, "per_tool=True"])
-    return (
-        f"import toolcall_f1  # pip install {install}\n\n"
-        f'metric = toolcall_f1.load()  # or: evaluate.load("{REPO_ID}")\n'
-        f"{assignments}"
-        f"result = metric.compute(\n{body})\n"
-        'print(result["f1"], result["signature"])'
-    )
+    data += [("tools", tools, "the Tool schemas box")] if tools is not None else []
+    args = [*(f"{name}={name}" for name, _, _ in data), *(f"{k}={v!r}" for k, v in inputs.settings().items()), "per_tool=True"]
+    return _python(f'metric = toolcall_f1.load()  # or: evaluate.load("{REPO_ID}")\n', data, "metric.compute", args,
+                   'print(result["f1"], result["signature"])')
 
 
 def _heredoc(path: str, lines: Sequence[str]) -> str:
     return f"cat > {path} <<'EOF'\n" + "".join(f"{line}\n" for line in lines) + "EOF\n"
+
+
+def _shell(files: Sequence[tuple[str, list[Any]]], tools: Any, command: str, settings: Mapping[str, Any]) -> str:
+    """A shell snippet: a heredoc writing each JSONL file (one line per example) and the tools,
+    then ``command`` with ``--tools`` and the settings' flags."""
+    parts = []
+    for path, examples in files:
+        lines = [json.dumps(x, ensure_ascii=False) for x in examples]
+        if sum(map(len, lines)) > SNIPPET_CAP or not lines:
+            parts.append(f"# {path}: one JSON value per line, one line per example (too long to inline)\n")
+        else:
+            parts.append(_heredoc(path, lines))
+    if tools is not None:
+        text = json.dumps(tools, ensure_ascii=False)
+        parts.append(_heredoc("tools.json", [text]) if len(text) <= SNIPPET_CAP else "# tools.json: your schemas\n")
+        command += " --tools tools.json"
+    return "".join(parts) + command + "".join(f" --{k.replace('_', '-')} {v}" for k, v in settings.items())
 
 
 def cli_snippet(inputs: Inputs) -> str:
@@ -667,20 +430,9 @@ def cli_snippet(inputs: Inputs) -> str:
     toolcall-f1 score --predictions predictions.jsonl --references references.jsonl --matching optimal --per-tool
     """
     predictions, references, tools = _snippet_data(inputs, [])
-    parts = []
-    for path, examples in (("predictions.jsonl", predictions), ("references.jsonl", references)):
-        lines = [json.dumps(x, ensure_ascii=False) for x in examples]
-        if sum(map(len, lines)) > SNIPPET_CAP or not lines:
-            parts.append(f"# {path}: one JSON value per line, one line per example (too long to inline)\n")
-        else:
-            parts.append(_heredoc(path, lines))
-    command = "toolcall-f1 score --predictions predictions.jsonl --references references.jsonl"
-    if tools is not None:
-        text = json.dumps(tools, ensure_ascii=False)
-        parts.append(_heredoc("tools.json", [text]) if len(text) <= SNIPPET_CAP else "# tools.json: your schemas\n")
-        command += " --tools tools.json"
-    command += "".join(f" --{k.replace('_', '-')} {v}" for k, v in inputs.settings().items())
-    return "".join(parts) + command + " --per-tool"
+    return _shell([("predictions.jsonl", predictions), ("references.jsonl", references)], tools,
+                  "toolcall-f1 score --predictions predictions.jsonl --references references.jsonl",
+                  inputs.settings()) + " --per-tool"
 
 
 # --------------------------------------------------------------------------- one computation
@@ -704,14 +456,14 @@ def _describe(err: BaseException) -> str:
 
 
 def run(*values: str | None) -> View:
-    """Score the page's nine values (see :class:`Inputs`): never raises.
+    """Score the page's values (see :class:`Inputs`): never raises.
 
     Bad input comes back as a readable error message (``View.message``) with no result.
 
     Parameters
     ----------
     *values
-        The three boxes, then the six settings (:class:`Inputs`); ``None`` reads as empty or the default.
+        The three boxes, then the settings (:class:`Inputs`); ``None`` reads as empty or the default.
 
     Returns
     -------
@@ -739,20 +491,173 @@ def run(*values: str | None) -> View:
 def score_api(predictions: str, references: str, tools: str = "", level: str = _DEFAULT.level,
               matching: str = _DEFAULT.matching, canonicalizer: str = _DEFAULT.canonicalizer,
               name_canonicalizer: str = _DEFAULT.name_canonicalizer, prediction_format: str = _DEFAULT.prediction_format,
-              reference_format: str = _DEFAULT.reference_format) -> dict[str, Any]:
-    """The page's API endpoint: the full result, or ``{"error": message}``; never raises.
+              reference_format: str = _DEFAULT.reference_format, order: str = _DEFAULT.order) -> dict[str, Any]:
+    """The page's API endpoint: the full result, or ``{"error": message}``; never raises
+    (``order`` last: the positional order of the endpoint's first clients holds).
 
     Examples
     --------
     >>> score_api("[f()]", "[f()]")["f1"], score_api("[f()]", "[f(")["error"][:13]
     (1.0, 'references[0]')
     """
-    view = run(predictions, references, tools, level, matching, canonicalizer, name_canonicalizer,
-               prediction_format, reference_format)
+    view = run(*Inputs(predictions, references, tools, level, matching, order, canonicalizer, name_canonicalizer,
+                       prediction_format, reference_format).values())
     if view.result is None:
         text = re.sub(r"<[^>]*>", "", view.message).removeprefix("Cannot score these inputs. ")
-        return {"error": _safe(html.unescape(text))}
-    return json.loads(_safe(json.dumps(view.result, ensure_ascii=False)))
+        return {"error": safe(html.unescape(text))}
+    return json.loads(safe(json.dumps(view.result, ensure_ascii=False)))
+
+
+# --------------------------------------------------------------------------- compare two systems
+
+#: The compare tab's words: system names, boxes, tests (``app_data/page.json``, ``"compare"``).
+COMPARE_TEXT: dict[str, Any] = TEXT["compare"]
+BASELINE, NEW = COMPARE_TEXT["systems"]
+RESAMPLES_CAP = 100_000  #: the most resamples (or trials) one comparison may ask of the Space
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """The compare tab's values in the page's order: the new system's box, the test, its
+    resamples (None, or 0 from the page's number box: the test's default) and seed, then
+    :class:`Inputs` whose predictions are the baseline's."""
+
+    new: str = ""
+    test: str = "bootstrap"
+    n_resamples: int | None = None
+    seed: int = 12345
+    inputs: Inputs = Inputs()
+
+    @classmethod
+    def of(cls, new: Any = None, test: Any = None, n_resamples: Any = None, seed: Any = None, *values: Any) -> Comparison:
+        """The page's values, in order; ``None`` reads as the default (numbers as whole numbers).
+
+        Examples
+        --------
+        >>> c = Comparison.of("[g()]", None, 200.0, None, "[f()]")
+        >>> c.test, c.n_resamples, c.seed, c.inputs.predictions, Comparison.of("", "bootstrap", 0).n_resamples
+        ('bootstrap', 200, 12345, '[f()]', None)
+        """
+        d = cls()
+        return cls(d.new if new is None else str(new), d.test if test is None else str(test),
+                   int(n_resamples or 0) or None, d.seed if seed is None else int(seed),
+                   Inputs.of(*values))
+
+    def values(self) -> tuple[Any, ...]:
+        """The values in the page's order."""
+        return (self.new, self.test, self.n_resamples, self.seed, *self.inputs.values())
+
+
+def _load_comparison(path: Path = DATA / "compare.json") -> tuple[Preset, Comparison]:
+    """The compare tab's example (``compare.json``: a preset's keys, the ``new`` system, the test)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    inputs = Inputs(**{k: _box_text(k, v) for k, v in data["inputs"].items()})
+    return (Preset(data["label"], data["description"], inputs),
+            Comparison(_box_text("new", data["new"]), data["test"], data["n_resamples"], data["seed"], inputs))
+
+
+COMPARE_PRESET, COMPARE_EXAMPLE = _load_comparison()
+
+
+def compare_inputs(*values: Any) -> dict[str, dict[str, Any]]:
+    """Read the compare tab and run :func:`toolcall_f1.compare`: the baseline, then the new system.
+
+    Parameters
+    ----------
+    *values
+        The page's values in order (see :class:`Comparison`).
+
+    Returns
+    -------
+    dict
+        ``toolcall_f1.compare()``'s: system name → ``{"f1", "ci", "delta", "p_value", "signature"}``.
+
+    Raises
+    ------
+    ValueError
+        :class:`InputError` for boxes that break the convention, else ``compare()``'s own.
+
+    Examples
+    --------
+    >>> out = compare_inputs(*COMPARE_EXAMPLE.values())
+    >>> list(out), round(out["new"]["f1"], 4), round(out["new"]["delta"], 4), out["new"]["p_value"] < 0.05
+    (['baseline', 'new'], 0.8814, 0.2498, True)
+    """
+    c = Comparison.of(*values)
+    if (c.n_resamples or 0) > RESAMPLES_CAP:
+        raise InputError(f"Resamples / trials: at most {RESAMPLES_CAP:,} here, got {c.n_resamples:,} "
+                         "(the command line's toolcall-f1 compare takes any number)")
+    systems = {BASELINE: read_examples(c.inputs.predictions, "Baseline"), NEW: read_examples(c.new, "New system")}
+    return toolcall_f1.compare(systems, read_examples(c.inputs.references, "References"), test=c.test,
+                               n_resamples=c.n_resamples, seed=c.seed, tools=read_tools(c.inputs.tools),
+                               **c.inputs.settings(changed=False))
+
+
+def run_compare(*values: Any) -> tuple[Comparison, dict[str, dict[str, Any]] | None, str]:
+    """The compare tab's values, ``compare()``'s result (None on bad input) and the message above
+    it (the error, or the warnings ``compare()`` gave: too few examples, unreadable output); never raises.
+
+    Examples
+    --------
+    >>> _, result, message = run_compare("[g()]", "bootstrap", None, 12345, "[f()]", "[f()]")
+    >>> result["new"]["delta"], "too few for a paired test" in message
+    (-1.0, True)
+    """
+    c = Comparison.of(*values)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = compare_inputs(*c.values())
+    except (ValueError, TypeError, RecursionError, OverflowError, LookupError) as err:
+        return c, None, error_html(_describe(err))
+    ours = [w for w in caught if issubclass(w.category, toolcall_f1.ToolCallWarning)]  # the reader's business
+    for w in caught:
+        if w not in ours:  # anyone else's: warned as if not caught
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    notes = "".join(f"<li>{html.escape(str(w.message))}</li>" for w in ours)
+    return c, result, HTML["compare_warning"].format(items=notes) if notes else ""
+
+
+def compare_snippets(c: Comparison) -> tuple[str, str]:
+    r"""Python (:func:`toolcall_f1.compare`) and a shell session (``toolcall-f1 compare``) that
+    reproduce the compare tab's numbers (the command line names the systems by their files).
+
+    Examples
+    --------
+    >>> python, shell = compare_snippets(Comparison("[g()]", seed=3, inputs=Inputs("[f()]", "[g()]", level="arg")))
+    >>> print(python.split("\n", 2)[2])
+    baseline = ['[f()]']
+    new = ['[g()]']
+    references = ['[g()]']
+    result = toolcall_f1.compare(
+        {'baseline': baseline, 'new': new},
+        references,
+        test='bootstrap',
+        seed=3,
+        level='arg',
+    )
+    for name, r in result.items():
+        print(name, r["f1"], r["ci"], r["delta"], r["p_value"])
+    >>> print(shell.splitlines()[-1])
+    toolcall-f1 compare --references references.jsonl baseline.jsonl new.jsonl --test bootstrap --seed 3 --level arg
+    """
+    baseline, references, tools = _snippet_data(c.inputs, ["..."])
+    try:
+        new = read_examples(c.new)
+    except ValueError:
+        new = ["..."]
+    data = [(BASELINE, baseline, "the Baseline box"), (NEW, new, "the New system box"),
+            ("references", references, "the References box")]
+    data += [("tools", tools, "the Tool schemas box")] if tools is not None else []
+    test = {"test": c.test, "n_resamples": c.n_resamples, "seed": c.seed}
+    test = {k: v for k, v in test.items() if v is not None}
+    args = [f"{{{BASELINE!r}: {BASELINE}, {NEW!r}: {NEW}}}", "references", *(["tools=tools"] if tools is not None else []),
+            *(f"{k}={v!r}" for k, v in {**test, **c.inputs.settings()}.items())]
+    python = _python("", data, "toolcall_f1.compare", args,
+                     'for name, r in result.items():\n    print(name, r["f1"], r["ci"], r["delta"], r["p_value"])')
+    files = [(f"{BASELINE}.jsonl", baseline), (f"{NEW}.jsonl", new), ("references.jsonl", references)]
+    command = f"toolcall-f1 compare --references references.jsonl {BASELINE}.jsonl {NEW}.jsonl"
+    return python, _shell([(p, [] if v == ["..."] else v) for p, v in files], tools, command, {**test, **c.inputs.settings()})
 
 
 # --------------------------------------------------------------------------- the page
@@ -782,111 +687,166 @@ def _outputs(view: View, errors_only: bool, json_open: bool) -> tuple[Any, ...]:
     result = view.result
     raw = json.dumps(result, indent=1, ensure_ascii=False) if (json_open and result is not None) else ""
     return (
-        _safe(preset_blurb(matching_preset(view.inputs))),
-        _safe(view.message),
-        _safe(scores_html(result)) if result is not None else EMPTY_SCORES,
-        _safe(table_html(view.rows, errors_only)) if result is not None else "",
-        _safe(chart_html(result)) if result is not None else "",
-        _safe(python_snippet(view.inputs)),
-        _safe(cli_snippet(view.inputs)),
-        _safe(raw),
+        safe(preset_blurb(matching_preset(view.inputs))),
+        safe(view.message),
+        safe(scores_html(result)) if result is not None else EMPTY_SCORES,
+        safe(table_html(view.rows, errors_only)) if result is not None else "",
+        safe(chart_html(result)) if result is not None else "",
+        safe(python_snippet(view.inputs)),
+        safe(cli_snippet(view.inputs)),
+        safe(raw),
         view,
     )
 
 
-EMPTY_SCORES = HTML["empty_scores"].format()
-
 
 def on_change(*values: Any) -> tuple[Any, ...]:
-    """Any input changed, or Compute: the nine values, then errors-only and JSON-open flags."""
+    """Any input changed, or Compute: the values, then errors-only and JSON-open flags."""
     *inputs, errors_only, json_open = values
     return _outputs(run(*inputs), bool(errors_only), bool(json_open))
 
 
 def on_preset(key: str, errors_only: bool, json_open: bool) -> tuple[Any, ...]:
-    """A preset button: its nine values, and its result (no second click needed)."""
+    """A preset button: its values, and its result (no second click needed)."""
     values = PRESETS[key].inputs.values()
     return (*values, *_outputs(run(*values), bool(errors_only), bool(json_open)))
 
 
 def on_filter(view: View, errors_only: bool) -> str:
     """The errors-only checkbox: the table again from the stored view."""
-    return _safe(table_html(view.rows, bool(errors_only))) if view.result is not None else ""
+    return safe(table_html(view.rows, bool(errors_only))) if view.result is not None else ""
 
 
 def on_json(view: View) -> tuple[str, bool]:
     """The JSON accordion opened: only now is the full result sent to the browser."""
     raw = json.dumps(view.result, indent=1, ensure_ascii=False) if view.result is not None else ""
-    return _safe(raw), True
+    return safe(raw), True
 
 
-def _settings(first: Inputs) -> list[Any]:
-    """The six settings, each offering what :meth:`toolcall_f1.Settings.allowed` names; the two
-    formats side by side (help on each is in "What ... mean")."""
+def _settings(first: Inputs, prefix: str = "") -> list[Any]:
+    """The settings, each offering what :meth:`toolcall_f1.Settings.allowed` names (so a new
+    ``order`` appears by itself); the two formats side by side (help in "What ... mean")."""
 
     def choice(kind: Any, name: str) -> Any:
         options = PREDICTION_FORMATS if name == "prediction_format" else toolcall_f1.Settings.allowed(name)
-        return kind(list(options), value=getattr(first, name), elem_id=name.replace("_", "-"), **TEXT["settings"][name])
+        spec = dict(TEXT["settings"][name])
+        if isinstance(spec.get("info"), dict):  # a note per option: only the options the metric offers
+            spec["info"] = " · ".join(f"{o}: {spec['info'][o]}" for o in options if o in spec["info"])
+        return kind(list(options), value=getattr(first, name), elem_id=prefix + name.replace("_", "-"), **spec)
 
     names = list(first.settings(changed=False))
-    settings: list[Any] = [choice(gr.Radio, name) for name in names[:4]]
+    settings: list[Any] = [choice(gr.Radio, name) for name in names[:-2]]
     with gr.Row():
-        settings += [choice(gr.Dropdown, name) for name in names[4:]]
+        settings += [choice(gr.Dropdown, name) for name in names[-2:]]
     return settings
 
 
-def build_demo() -> gr.Blocks:
-    """The Blocks app: presets, inputs, settings, and results that follow them."""
+#: Every handler that computes or reads a stored view: one queue, one at a time, in the order the
+#: page sent them (a slower earlier compute can never land after a later one).
+PRIVATE: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score", "concurrency_limit": 1}
+
+
+def _score_tab() -> None:
+    """The Score tab: presets, boxes, settings, and the result that follows them."""
     first = run(*PRESETS[FIRST_PRESET].inputs.values())
     initial = _outputs(first, False, False)
+    with gr.Row(elem_id="presets"):
+        buttons = {key: gr.Button(p.label, size="sm", min_width=110, elem_id=f"preset-{key}") for key, p in PRESETS.items()}
+    preset_info = gr.HTML(initial[0], css_template=_CSS, elem_id="preset-info")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=280):
+            boxes = [gr.Textbox(getattr(first.inputs, name), elem_id=name, **spec) for name, spec in TEXT["boxes"].items()]
+            compute = gr.Button("Compute", variant="primary", elem_id="compute")
+        with gr.Column(scale=2, min_width=260):
+            settings = _settings(first.inputs)
+    message = gr.HTML(initial[1], css_template=_CSS, elem_id="message")
+    scores = gr.HTML(initial[2], css_template=_CSS, elem_id="scores")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=280):
+            errors_only = gr.Checkbox(False, label="Only rows with errors", elem_id="errors-only")
+            table = gr.HTML(initial[3], css_template=_CSS, elem_id="match-table")
+        with gr.Column(scale=2, min_width=260):
+            chart = gr.HTML(initial[4], css_template=_CSS, elem_id="per-tool-chart")
+    with gr.Accordion("Reproduce this result (Python, command line)", open=False, elem_id="reproduce"):
+        python = gr.Code(initial[5], language="python", label="Python", elem_id="python-snippet")
+        cli = gr.Code(initial[6], language="shell", label="Command line", elem_id="cli-snippet")
+    with gr.Accordion("What the numbers and settings mean", open=False, elem_id="help"):
+        gr.Markdown(HELP)
+    with gr.Accordion("Full result (JSON)", open=False, elem_id="raw-accordion") as raw_accordion:
+        raw = gr.Code("", language="json", label="compute(..., per_tool=True, return_details=True)", elem_id="raw-result")
+    with gr.Accordion("Input convention", open=False, elem_id="convention"):
+        gr.Markdown(CONVENTION)
+    view, json_open = gr.State(first), gr.State(False)
+    inputs = [*boxes, *settings]
+    outputs = [preset_info, message, scores, table, chart, python, cli, raw, view]
+    for key, button in buttons.items():
+        button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **PRIVATE)
+    _follow(boxes, settings, compute, on_change, [*inputs, errors_only, json_open], outputs)
+    errors_only.input(on_filter, [view, errors_only], table, **PRIVATE)
+    raw_accordion.expand(on_json, view, [raw, json_open], **PRIVATE)
+    raw_accordion.collapse(lambda: ("", False), None, [raw, json_open], **PRIVATE)  # frees the page
+
+
+def _follow(boxes: list[Any], settings: list[Any], button: Any, handler: Any, inputs: list[Any], outputs: list[Any]) -> None:
+    """Recompute on every change. Text boxes: .change (gradio 6 fires .input on key presses only,
+    not on a paste or a deletion); a preset's own fill triggers it too and recomputes the same
+    result. Settings: .input (a user's choice; a preset has already scored its own settings).
+    "always_last": while one compute runs, only the newest change waits (a debounce)."""
+    for component in boxes:
+        component.change(handler, inputs, outputs, trigger_mode="always_last", **PRIVATE)
+    for component in settings:
+        component.input(handler, inputs, outputs, trigger_mode="always_last", **PRIVATE)
+    button.click(handler, inputs, outputs, **PRIVATE)
+
+
+def on_compare(*values: Any) -> tuple[str, ...]:
+    """A compare-tab input changed, or Compare: its blurb, message, table and two snippets."""
+    c, result, message = run_compare(*values)
+    blurb = preset_blurb_of(COMPARE_PRESET) if c == COMPARE_EXAMPLE else ""
+    table = "" if result is None else compare_html(result, c.test, c.n_resamples, c.seed,
+                                                   len(read_examples(c.inputs.references)))
+    return tuple(safe(x) for x in (blurb, message, table, *compare_snippets(c)))
+
+
+def _compare_tab() -> None:
+    """The Compare tab: two systems' boxes, the references, the test, and compare()'s table."""
+    first, text = COMPARE_EXAMPLE, COMPARE_TEXT
+    initial = on_compare(*first.values())
+    with gr.Row():
+        example = gr.Button(COMPARE_PRESET.label, size="sm", min_width=110, scale=0, elem_id="preset-compare")
+    info = gr.HTML(initial[0], css_template=_CSS, elem_id="compare-info")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=280):
+            box = {name: gr.Textbox(getattr(first.inputs, name, first.new), elem_id=f"compare-{name}", **spec)
+                   for name, spec in text["boxes"].items()}
+            button = gr.Button("Compare", variant="primary", elem_id="compare-run")
+        with gr.Column(scale=2, min_width=260):
+            test = gr.Radio(list(text["tests"]), value=first.test, elem_id="compare-test", **text["test"])
+            with gr.Row():
+                number = [gr.Number(getattr(first, k) or 0, precision=0, elem_id=f"compare-{k.replace('_', '-')}", **text[k])
+                          for k in ("n_resamples", "seed")]
+            settings = _settings(first.inputs, "compare-")
+    message = gr.HTML(initial[1], css_template=_CSS, elem_id="compare-message")
+    table = gr.HTML(initial[2], css_template=_CSS, elem_id="compare-result")
+    with gr.Accordion("Reproduce this comparison (Python, command line)", open=False, elem_id="compare-reproduce"):
+        python = gr.Code(initial[3], language="python", label="Python", elem_id="compare-python")
+        cli = gr.Code(initial[4], language="shell", label="Command line", elem_id="compare-cli")
+    inputs = [box["new"], test, *number, box["predictions"], box["references"], box["tools"], *settings]
+    outputs = [info, message, table, python, cli]
+    example.click(lambda: (*first.values(), *on_compare(*first.values())), None, [*inputs, *outputs], **PRIVATE)
+    _follow(list(box.values()), [test, *number, *settings], button, on_compare, inputs, outputs)
+
+
+def build_demo() -> gr.Blocks:
+    """The Blocks app: a Score tab (presets, inputs, settings, and results that follow them) and a
+    Compare tab (two systems, a paired test)."""
     with gr.Blocks(title=TEXT["title"], analytics_enabled=False) as blocks:
         gr.HTML(header_html(), css_template=_CSS, elem_id="header")
-        with gr.Row(elem_id="presets"):
-            buttons = {key: gr.Button(p.label, size="sm", min_width=110, elem_id=f"preset-{key}") for key, p in PRESETS.items()}
-        preset_info = gr.HTML(initial[0], css_template=_CSS, elem_id="preset-info")
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=280):
-                boxes = [gr.Textbox(getattr(first.inputs, name), elem_id=name, **spec) for name, spec in TEXT["boxes"].items()]
-                compute = gr.Button("Compute", variant="primary", elem_id="compute")
-            with gr.Column(scale=2, min_width=260):
-                settings = _settings(first.inputs)
-        message = gr.HTML(initial[1], css_template=_CSS, elem_id="message")
-        scores = gr.HTML(initial[2], css_template=_CSS, elem_id="scores")
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=280):
-                errors_only = gr.Checkbox(False, label="Only rows with errors", elem_id="errors-only")
-                table = gr.HTML(initial[3], css_template=_CSS, elem_id="match-table")
-            with gr.Column(scale=2, min_width=260):
-                chart = gr.HTML(initial[4], css_template=_CSS, elem_id="per-tool-chart")
-        with gr.Accordion("Reproduce this result (Python, command line)", open=False, elem_id="reproduce"):
-            python = gr.Code(initial[5], language="python", label="Python", elem_id="python-snippet")
-            cli = gr.Code(initial[6], language="shell", label="Command line", elem_id="cli-snippet")
-        with gr.Accordion("What the numbers and settings mean", open=False, elem_id="help"):
-            gr.Markdown(HELP)
-        with gr.Accordion("Full result (JSON)", open=False, elem_id="raw-accordion") as raw_accordion:
-            raw = gr.Code("", language="json", label="compute(..., per_tool=True, return_details=True)", elem_id="raw-result")
-        with gr.Accordion("Input convention", open=False, elem_id="convention"):
-            gr.Markdown(CONVENTION)
-        view, json_open = gr.State(first), gr.State(False)
-        inputs = [*boxes, *settings]
-        outputs = [preset_info, message, scores, table, chart, python, cli, raw, view]
-        # One queue for everything that computes or reads the stored view, one at a time, in
-        # the order the page sent them: a slower earlier compute can never land after a later one.
-        private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden", "concurrency_id": "score", "concurrency_limit": 1}
-        for key, button in buttons.items():
-            button.click(functools.partial(on_preset, key), [errors_only, json_open], [*inputs, *outputs], **private)
-        # Text boxes: .change (gradio 6 fires .input on key presses only, not on a paste or a
-        # deletion); a preset's own fill triggers it too and recomputes the same result.
-        # Settings: .input (a user's choice; a preset has already scored its own settings).
-        # "always_last": while one compute runs, only the newest change waits (a debounce).
-        for component in boxes:
-            component.change(on_change, [*inputs, errors_only, json_open], outputs, trigger_mode="always_last", **private)
-        for component in settings:
-            component.input(on_change, [*inputs, errors_only, json_open], outputs, trigger_mode="always_last", **private)
-        compute.click(on_change, [*inputs, errors_only, json_open], outputs, **private)
-        errors_only.input(on_filter, [view, errors_only], table, **private)
-        raw_accordion.expand(on_json, view, [raw, json_open], **private)
-        raw_accordion.collapse(lambda: ("", False), None, [raw, json_open], **private)  # frees the page
+        with gr.Tabs(elem_id="tabs"):
+            with gr.Tab(COMPARE_TEXT["tabs"][0], elem_id="score-tab"):
+                _score_tab()
+            with gr.Tab(COMPARE_TEXT["tabs"][1], elem_id="compare-tab"):
+                _compare_tab()
         gr.api(score_api, api_name="score", api_description=API_DESCRIPTION)
     return blocks
 

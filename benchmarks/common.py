@@ -394,8 +394,10 @@ def generate(n: int, seed: int = 0, max_calls: int = 8) -> Iterator[Example]:
 
 
 def conformance_records(limit: int | None = None) -> tuple[list[dict[str, Any]], Path]:
-    """The BFCL conformance records (the full file when present, else the bundled sample)."""
-    path = CONFORMANCE_FULL if CONFORMANCE_FULL.exists() else CONFORMANCE_SAMPLE
+    """The BFCL conformance records (the full file when present — or where the conformance
+    test's ``TOOLCALL_F1_BFCL_CONFORMANCE`` says — else the bundled sample)."""
+    full = Path(os.environ.get("TOOLCALL_F1_BFCL_CONFORMANCE") or CONFORMANCE_FULL)
+    path = full if full.exists() else CONFORMANCE_SAMPLE
     with path.open(encoding="utf-8") as fh:
         records = [json.loads(line) for line in fh if line.strip()]
     return (records[:limit] if limit else records), path

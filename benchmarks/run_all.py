@@ -23,16 +23,18 @@ import bench_bfcl
 import bench_formats
 import bench_intervals
 import bench_rewards
+import bench_rules
 import bench_scaling
 import bench_throughput
 import common
 import route
 
 QUICK = dict(examples=2000, bfcl_records=1000, max_group=32, stream_sizes="1000,3000", repeat=1, bfcl_repeat=1,
-             format_repeat=50, interval_examples=2000, interval_units="10000")
+             format_repeat=50, interval_examples=2000, interval_units="10000", rules_records=100)
 FULL = dict(examples=100_000, bfcl_records=None, max_group=512, stream_sizes="10000,100000,1000000", repeat=3,
-            bfcl_repeat=5, format_repeat=1000, interval_examples=20_000, interval_units="100000,1000000")
-BENCHMARKS = ("route", "throughput", "bfcl", "scaling", "rewards", "formats", "intervals")
+            bfcl_repeat=5, format_repeat=1000, interval_examples=20_000, interval_units="100000,1000000",
+            rules_records=2000)
+BENCHMARKS = ("route", "throughput", "bfcl", "scaling", "rewards", "formats", "intervals", "rules")
 
 
 #: Every module of the package counts (issue 21: the route is the measure, not ``wc -l``).
@@ -221,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     info = common.machine_info()
     print(common.machine_markdown(info), flush=True)
-    tp = bf = gr = st = rw = fm = rt = iv = None
+    tp = bf = gr = st = rw = fm = rt = iv = ru = None
     if "route" in only:
         rt = route.measure()
         print(route.table(rt), flush=True)
@@ -241,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     if "intervals" in only:
         iv = bench_intervals.run(sizes["interval_examples"], [int(k) for k in str(sizes["interval_units"]).split(",") if k],
                                  sizes["repeat"])
+    if "rules" in only:
+        ru = bench_rules.run(sizes["rules_records"], sizes["repeat"], rounds=2)
     elapsed = time.perf_counter() - t0
 
     summary = targets(tp, bf, gr, st, rt, iv)
@@ -280,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
             parts += ["", "## 4. Rewards/s: `ToolCallReward` in GRPO-shaped batches", "", rw]
         if iv is not None:
             parts += ["", "## 6. What an interval costs (issue 23)", "", iv["markdown"]]
+        if ru is not None:
+            parts += ["", "## 7. What argument rules cost (`rules=`, issue 22)", "", ru["markdown"]]
         if fm is not None:
             parts += ["", "## 5. Text readers per model family", "",
                       "One realistic output per family, read by its own format and by `auto`; then `auto` on "

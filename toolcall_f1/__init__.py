@@ -16,6 +16,7 @@ from .judge import ArgVerdict, PairResult, compare_call
 from .matching import match_calls
 from .parsing import FORMATS, parse_calls
 from .plain import DuplicateKeyError, loads_strict
+from .rules import ArgumentRuleError, ArgumentRuleTypeError
 from .schema import type_ok
 from .metric import VERSION, ToolCallMetric
 from .scoring import Score, summarize
@@ -29,6 +30,8 @@ __all__ = [
     "__version__",
     "AnyOf",
     "ArgVerdict",
+    "ArgumentRuleError",
+    "ArgumentRuleTypeError",
     "Call",
     "Counts",
     "DuplicateKeyError",

@@ -190,6 +190,8 @@ def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
             f"got {type(tools).__name__}"
         )
     if isinstance(reference, Mapping):
+        if isinstance(reference.get("turns"), list) and "tools" not in reference:  # a conversation (--order turns)
+            return {**reference, "tools": tools}
         if "calls" in reference and isinstance(reference["calls"], (list, str)):
             raise _LineError(
                 f"{src.where(rec.line)}: the reference already has the {{'calls', 'tools'}} form; "
@@ -399,6 +401,8 @@ def _summary_rows(result: Mapping[str, Any], digits: int) -> list[tuple[str, str
         ("hallucinated_args", str(result["hallucinated_args"])),
         ("superset_match", f"{result['superset_match']:.{digits}f}  (made at least the gold calls)"),
         ("subset_match", f"{result['subset_match']:.{digits}f}  (made only gold calls)"),
+        *([("turn_exact_match", f"{result['turn_exact_match']:.{digits}f}  (reference turns exact)")]
+          if "turn_exact_match" in result else []),
         ("call_decision", _decision_row(result["call_decision"], digits)),
         *(_interval_rows(result["ci"], digits) if "ci" in result else []),
         ("signature", result["signature"]),
@@ -466,6 +470,7 @@ what the numbers mean:
                          (the model made at least the gold calls)
   subset_match           share of examples read whose predicted calls are all matched
                          exactly (the model made only gold calls)
+  turn_exact_match       with --order turns: the share of reference turns that are exact
   call_decision          examples by "gold has a call" x "model attempted one" (a parse
                          error is an attempt): accuracy, relevance (called / expected),
                          irrelevance (not called / not expected); unweighted
@@ -601,6 +606,12 @@ def _add_input_options(src: argparse._ArgumentGroup) -> None:
     )
 
 
+#: ``--rules``: argument rules (SPEC §6b), as a file or JSON text.
+RULES_HELP = ('argument rules: a JSON file, or JSON text, {tool: {arg: rule}} ("*" for every argument of the tool '
+              'without its own); a rule is exact, ignore, unordered, subset, superset, {"abs_tol": x} or '
+              '{"rel_tol": y}. A callable rule (p, g) -> bool is possible only from Python')
+
+
 def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     """The settings that change the numbers (each one appears in the signature)."""
     st.add_argument(
@@ -614,7 +625,8 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
     )
     st.add_argument(
         "--order", choices=Settings.allowed("order"), default="any",
-        help="any: calls as a multiset (default); strict: pairs keep both orders",
+        help="any: calls as a multiset (default); strict: pairs keep both orders; turns: a reference "
+             '{"turns": [...]} and a prediction with one entry per turn, calls pair only within a turn',
     )
     st.add_argument(
         "--canonicalizer",
@@ -658,6 +670,7 @@ def _add_scoring_options(st: argparse._ArgumentGroup) -> None:
         default="count",
         help="count unreadable predictions (default) or stop with exit 2",
     )
+    st.add_argument("--rules", metavar="FILE|JSON", help=RULES_HELP)
 
 
 def _add_output_options(out: argparse._ArgumentGroup) -> None:
@@ -740,21 +753,41 @@ def _metric(args: argparse.Namespace) -> ToolCallMetric:
     weights = None
     if args.weights is not None:
         weights = _load_json_file(args.weights, "weights", dict, "a JSON object of tool weights")
-    chosen = {name: getattr(args, name) for name in Settings.names() if name not in ("tools", "weights")}
+    rules = None if args.rules is None else _rules_option(args.rules)
+    chosen = {name: getattr(args, name) for name in Settings.names() if name not in ("tools", "weights", "rules")}
     chosen["prediction_format"] = _response_template(args) or args.prediction_format
     try:
-        return ToolCallMetric.from_settings(Settings(**chosen, tools=tools, weights=weights))
+        return ToolCallMetric.from_settings(Settings(**chosen, tools=tools, weights=weights, rules=rules))
     except (ValueError, TypeError, RecursionError) as err:  # schemas the core could not read
         if isinstance(err, RecursionError):
             err = ValueError("nested too deeply")
         culprit = args.weights if str(err).startswith("weights") and args.weights else args.tools
+        if str(err).startswith("rules"):
+            culprit = "--rules" if args.rules.lstrip().startswith("{") else args.rules
         raise InputError(f"{culprit}: {err}" if culprit else str(err)) from None
 
 
+def _rules_option(given: str) -> Any:
+    """``--rules``: JSON text holding an object (it starts with ``{``), else a JSON file."""
+    if not given.lstrip().startswith("{"):
+        return _load_json_file(given, "rules", dict, "a JSON object {tool: {argument: rule}}")
+    try:
+        return _loads(given)
+    except (ValueError, RecursionError) as err:  # JSONDecodeError and a key given twice are ValueErrors
+        raise InputError(f"--rules: invalid JSON text: {err}") from None
+
+
 def _strip_where(message: str) -> str:
-    """``predictions[3]: python: reason`` → ``python: reason``."""
+    """The core's ``predictions[3]`` dropped (the line names the example); a turn's index is kept.
+
+    >>> _strip_where("predictions[3]: python: bad"), _strip_where("predictions[3][1]: python: bad")
+    ('python: bad', 'turn 1: python: bad')
+    """
     head, sep, rest = message.partition(": ")
-    return rest if sep and (head.startswith("predictions") or head.startswith("references")) else message
+    if not sep or not head.startswith(("predictions[", "references[")):
+        return message
+    _, _, entry = head.partition("][")
+    return f"turn {entry.rstrip(']')}: {rest}" if entry else rest
 
 
 def _response_template(args: argparse.Namespace) -> TemplateReader | None:
@@ -801,6 +834,8 @@ class _Feed:
         assert ex is not None  # an error comes with the example just taken
         if isinstance(err, ToolCallParseError) and err.where is not None and err.where.startswith("predictions"):
             raise InputError(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(str(err))}") from None
+        if str(err).startswith("predictions"):  # --order turns: a prediction that is no list of turns
+            return self._problems.add(f"{ex.pred_src.where(ex.pred_line)}: prediction: {_strip_where(str(err))}")
         self._problems.add(f"{ex.ref_src.where(ex.ref_line)}: reference: {_strip_where(str(err))}")
 
 

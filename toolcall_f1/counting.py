@@ -265,7 +265,7 @@ class Tally:
 
     __slots__ = ("_fn", "_fp", "_tp", "decisions", "digests", "hallucinated_args", "hallucinated_tools",
                  "num_exact", "num_examples", "num_parse_errors", "num_subset", "num_superset",
-                 "num_without_per_tool", "per_tool")
+                 "num_without_per_tool", "per_tool", "turns")
 
     def __init__(self) -> None:
         self._tp = self._fp = self._fn = 0  # exact sums, in units (as Counts holds them)
@@ -279,6 +279,8 @@ class Tally:
         self.num_superset = self.num_subset = 0  # SPEC §5b, "Coverage"
         #: Examples by (gold has a call, model attempted one), as :data:`DECISIONS` names them.
         self.decisions = [0, 0, 0, 0]
+        #: Under ``order="turns"``: [exact reference turns, reference turns] (SPEC §5b); else None.
+        self.turns: list[int] | None = None
 
     @property
     def counts(self) -> Counts:
@@ -306,6 +308,13 @@ class Tally:
             self.num_without_per_tool += 1
         if score.tools_digest:
             self.digests.add(score.tools_digest)
+        if getattr(score, "turns", None) is not None:  # a conversation (order="turns"): its TurnsScore
+            self._add_turns(score.turn_counts)
+
+    def _add_turns(self, turns: Sequence[int]) -> None:
+        """Fold in (exact reference turns, reference turns) of a conversation, or of a tally."""
+        known = self.turns or [0, 0]
+        self.turns = [known[0] + turns[0], known[1] + turns[1]]
 
     def _add_per_tool(self, per_tool: Mapping[str, Counts]) -> None:
         for name, counts in per_tool.items():
@@ -331,6 +340,8 @@ class Tally:
             out._add_per_tool(part.per_tool)
             out.num_without_per_tool += part.num_without_per_tool
             out.digests |= part.digests
+            if part.turns is not None:
+                out._add_turns(part.turns)
         return out
 
     def result(self, signature: str, per_tool: bool = False) -> dict[str, Any]:
@@ -390,6 +401,7 @@ class Tally:
             "hallucinated_args": self.hallucinated_args,
             "superset_match": self.num_superset / n,
             "subset_match": self.num_subset / n,
+            **({} if self.turns is None else {"turn_exact_match": self.turns[0] / self.turns[1] if self.turns[1] else 1.0}),
             "call_decision": call_decision(self.decisions),
             "signature": signature,
         }

@@ -123,12 +123,15 @@ class PairResult:
 EXACT_ONLY = PairResult(True, 0.0, 0.0, ())
 INEXACT_ONLY = PairResult(False, 0.0, 0.0, ())
 
+#: How a predicted value is compared with one accepted gold value: ``(p, g, canon) -> bool``.
+Equal = Callable[[Any, Any, Canonicalizer], bool]
+
 _NO_ARGS: Mapping[str, Any] = MappingProxyType({})
 #: The schema of an undeclared tool: no parameters, none required.
 _NO_TOOL = ToolSpec("", 1.0, _NO_ARGS, frozenset(), _NO_ARGS)
 
 
-def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicalizer) -> bool:
+def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicalizer, equal: Equal = values_equal) -> bool:
     if not isinstance(value, Mapping):
         return False
     props = schema.get("properties") if isinstance(schema, Mapping) else None
@@ -143,39 +146,42 @@ def _nested_ok(value: Any, answer: NestedAnswer, schema: Any, canon: Canonicaliz
         key_schema = props.get(key)
         if key_schema is not None and not type_ok(v, key_schema):
             return False
-        if not any(values_equal(v, c, canon) for c in accepted.values):
+        if not any(equal(v, c, canon) for c in accepted.values):
             return False
     return all(key in value or acc.optional for key, acc in answer.fields.items())
 
 
-def _nested_agrees(value: Any, cand: NestedAnswer | NestedList, schema: Any, canon: Canonicalizer) -> bool:
+def _nested_agrees(value: Any, cand: NestedAnswer | NestedList, schema: Any, canon: Canonicalizer,
+                   equal: Equal = values_equal) -> bool:
     """Does ``value`` match a nested accepted value (a dict's fields, or a list of them)?"""
     if isinstance(cand, NestedAnswer):
-        return _nested_ok(value, cand, schema, canon)
+        return _nested_ok(value, cand, schema, canon, equal)
     items = schema.get("items") if isinstance(schema, Mapping) else None
     return (isinstance(value, (list, tuple)) and len(value) == len(cand.items)
-            and all(_nested_ok(v, a, items, canon) for v, a in zip(value, cand.items)))
+            and all(_nested_ok(v, a, items, canon, equal) for v, a in zip(value, cand.items)))
 
 
-def _disagreement(value: Any, accepted: AnyOf, pspec: ParamSpec | None, canon: Canonicalizer) -> str | None:
+def _disagreement(value: Any, accepted: AnyOf, pspec: ParamSpec | None, canon: Canonicalizer,
+                  equal: Equal = values_equal) -> str | None:
     """None when ``value`` matches one of the accepted values with a type the schema allows
-    (any type, without a schema); else why not: ``"type"`` or ``"value"``."""
+    (any type, without a schema); else why not: ``"type"`` or ``"value"``. ``equal``: how a
+    value is compared with one accepted value (an argument rule's, SPEC §6b)."""
     type_fine: bool | None = None  # checked once, at the first plain accepted value
     for cand in accepted.values:
         if not accepted.plain and isinstance(cand, (NestedAnswer, NestedList)):
-            if _nested_agrees(value, cand, pspec.schema if pspec is not None else None, canon):
+            if _nested_agrees(value, cand, pspec.schema if pspec is not None else None, canon, equal):
                 return None
             continue
         if type_fine is None:
             type_fine = pspec is None or pspec.check(value)
-        if type_fine and values_equal(value, cand, canon):
+        if type_fine and equal(value, cand, canon):
             return None
     return "type" if type_fine is False else "value"
 
 
 def _verdict(
     key: str, pargs: Mapping[str, Any], accepted: AnyOf | None, pspec: ParamSpec | None, required: frozenset[str],
-    canon: Canonicalizer, fill_defaults: bool,
+    canon: Canonicalizer, fill_defaults: bool, equal: Equal = values_equal,
 ) -> tuple[str, Any, Any, str | None]:
     """One argument of a pair (SPEC §3, §5), the one rule: ``(verdict, pred value, gold
     value, reason)``. ``accepted`` is the gold call's :class:`AnyOf` for ``key`` (None when
@@ -183,21 +189,21 @@ def _verdict(
     if accepted is None:  # only the prediction has it: extra, unless a default it can match
         value = pargs[key]
         if fill_defaults and pspec is not None and pspec.has_default:
-            agrees = _disagreement(value, AnyOf(pspec.default), pspec, canon) is None
+            agrees = _disagreement(value, AnyOf(pspec.default), pspec, canon, equal) is None
             return (AGREE if agrees else DISAGREE), value, pspec.default, "default"
         return EXTRA, value, None, None
     if key in pargs:
         value = pargs[key]
         if accepted.optional and is_empty_value(value):
             return BOTH_VERDICT[True, False], value, accepted, None
-        reason = _disagreement(value, accepted, pspec, canon)
+        reason = _disagreement(value, accepted, pspec, canon, equal)
         return BOTH_VERDICT[False, reason is None], value, accepted, reason
     if key in required:
         return MISSING, None, accepted, "required"
     if accepted.optional:
         return OMITTED, None, accepted, None
     if fill_defaults and pspec is not None and pspec.has_default:  # the prediction omits it: read as the default
-        agrees = _disagreement(pspec.default, accepted, pspec, canon) is None
+        agrees = _disagreement(pspec.default, accepted, pspec, canon, equal) is None
         return (AGREE if agrees else DISAGREE), pspec.default, accepted, "default"
     return MISSING, None, accepted, None
 
@@ -285,6 +291,8 @@ def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpe
     ``wspec`` the weights. ``exact_only``: where nothing but exactness is read, the judgement
     stops at the first argument that is not fine and gives :data:`EXACT_ONLY` or
     :data:`INEXACT_ONLY` (no weights or verdicts)."""
+    if wspec.rules is not None:  # the tool has argument rules (SPEC §6b): their own branch
+        return _judge_ruled_pair(pred, gold, tool, wspec, canon, fill_defaults, exact_only)
     tool = tool or _NO_TOOL
     pargs, gargs = pred.arguments, gold.arguments
     verdicts = []
@@ -338,6 +346,8 @@ def judge_group(
     a key, canonicalizers other than the built-in ones). ``units`` maps every argument weight
     to its exact integer image.
     """
+    if wspec.rules is not None:  # the tool has argument rules (SPEC §6b): each pair by their branch
+        return _ruled_group(preds, golds, tool, wspec, canon, fill_defaults, units)
     n, m = len(preds), len(golds)
     keys = list(dict.fromkeys([k for c in golds for k in c.arguments] + [k for c in preds for k in c.arguments]))
     weight = {k: units[wspec.arg_weight(k)] for k in keys}
@@ -414,3 +424,61 @@ def _both_codes(
     for i, j in zip(*np.nonzero(unkeyed)):
         codes[i, j] = code(preds[i].arguments, accepted[j])
     return codes
+
+
+# --------------------------------------------------------------------------- argument rules (SPEC §6b)
+
+
+def _judge_ruled_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
+                      fill_defaults: bool, exact_only: bool) -> PairResult:
+    """:func:`judge_pair` for a tool with argument rules (``wspec.rules``, a
+    :class:`~toolcall_f1.rules.ToolRules`): an ``"ignore"`` argument is skipped on both sides;
+    every other one gets the one rule's verdict (:func:`_verdict`), its values compared by its
+    rule. A nested BFCL answer under a rule that has no meaning there is an error."""
+    rules: Any = wspec.rules  # (not None: the caller's test)
+    tool = tool or _NO_TOOL
+    pargs, gargs = pred.arguments, gold.arguments
+    verdicts = []
+    exact, agree, errors = True, 0.0, 0.0
+    for key in [*gargs, *(key for key in pargs if key not in gargs)]:
+        if rules.ignores(key):
+            continue
+        accepted = gargs.get(key)
+        if accepted is not None and not accepted.plain and rules.refuses_nested(key):
+            raise rules.nested_error(key)
+        verdict, value, accepted, reason = _verdict(key, pargs, accepted, tool.params.get(key), tool.required, canon,
+                                                    fill_defaults, rules.equal(key))
+        if exact_only:
+            if verdict not in FINE:
+                return INEXACT_ONLY
+            continue
+        w = wspec.arg_weight(key)
+        verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
+        tp, fp, fn = VERDICT_COUNTS[verdict]
+        agree += tp * w
+        errors += (fp + fn) * w
+        exact = exact and verdict in FINE
+    return EXACT_ONLY if exact_only else PairResult(exact, agree, errors, tuple(verdicts))
+
+
+def _ruled_group(
+    preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
+    canon: Canonicalizer, fill_defaults: bool, units: Mapping[float, int],
+) -> GroupNumbers:
+    """:func:`judge_group` for a tool with argument rules: every pair judged by
+    :func:`_judge_ruled_pair`, its verdicts summed in the exact integer ``units``."""
+    exact, sums = [], []
+    for p in preds:
+        for g in golds:
+            result = _judge_ruled_pair(p, g, tool, wspec, canon, fill_defaults, False)
+            exact.append(result.exact)
+            row = [0, 0, 0]
+            for v in result.verdicts:
+                for k, c in enumerate(VERDICT_COUNTS[v.verdict]):
+                    row[k] += c * units[v.weight]
+            sums.append(row)
+    shape = (len(preds), len(golds))
+    most = max((max(row) for row in sums), default=0)
+    dtype = object if most >= 2**62 else np.int64
+    counts = [np.array([row[k] for row in sums], dtype=dtype).reshape(shape) for k in range(3)]
+    return GroupNumbers(np.array(exact, dtype=bool).reshape(shape), *counts)

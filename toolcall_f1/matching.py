@@ -577,7 +577,7 @@ def _exact_candidates(group: NameGroup) -> list[list[int]] | None:
     keyed. An exact pair agrees on it, so the prediction gives an equal value — an equal
     :func:`~toolcall_f1.values.value_key` — or none, read as the schema default. None when a
     gold call has no such argument or the canonicalizer is not keyed."""
-    if group.canon not in KEYED_CANONICALIZERS:
+    if group.canon not in KEYED_CANONICALIZERS or group.wspec.rules is not None:  # (a rule's agreement has no key)
         return None
     params = (group.tool.params if group.tool is not None else {})
     index: dict[str, tuple[dict[Any, list[int]], list[int], list[int]]] = {}  # by value key, unkeyed, lacking

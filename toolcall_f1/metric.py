@@ -14,6 +14,7 @@ loop); ``compute()`` folds them into a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
@@ -27,9 +28,11 @@ from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights,
 from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
+from .rules import ArgumentRuleError, ArgumentRuleTypeError, validate_rules, warn_unknown_rules
 from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader
+from .turns import combine, conversation, is_call_strings, not_a_conversation, turn_entries
 from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
 __all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "StructPadding", "ToolCallMetric"]
@@ -88,11 +91,17 @@ class ToolCallMetric:
         defaults, importance weights.
     weights
         ``{tool: w}`` or ``{tool: {"weight": w, "arguments": {arg: w}}}``; overrides importance.
+    rules
+        Argument rules ``{tool: {arg: rule}}`` (``"*"``: every argument of the tool without
+        its own): ``"exact"``, ``"ignore"``, ``"unordered"``, ``"subset"``, ``"superset"``,
+        ``{"abs_tol": x}``, ``{"rel_tol": y}`` or a callable ``(p, g) -> bool`` (README,
+        "Argument rules"; SPEC §6b).
     matching
         ``"greedy"`` (default: best-first pairs) or ``"optimal"`` (the fewest FP+FN; README, "Inputs").
     order
-        ``"any"`` (default: the calls as a multiset) or ``"strict"`` (pairs keep both orders;
-        README, "Order").
+        ``"any"`` (default: the calls as a multiset), ``"strict"`` (pairs keep both orders) or
+        ``"turns"`` (a reference ``{"turns": [...]}``, a prediction with one entry per turn; calls
+        pair only within a turn; README, "Order, turns and argument rules").
     name_canonicalizer
         ``"exact"`` (None), ``"underscore"`` (``a.b`` reads as ``a_b``) or a callable.
     prediction_format, reference_format
@@ -138,6 +147,7 @@ class ToolCallMetric:
     on_parse_error = _setting("on_parse_error")
     tools = _setting("tools")
     weights = _setting("weights")
+    rules = _setting("rules")
 
     def __init__(
         self,
@@ -153,13 +163,15 @@ class ToolCallMetric:
         reference_format: str = "auto",
         on_parse_error: str = "count",
         grammar: Any = None,
+        rules: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._setup(Settings(
             level=level, matching=matching, order=order, canonicalizer=canonicalizer, name_canonicalizer=name_canonicalizer,
             prediction_format=prediction_format, reference_format=reference_format, on_parse_error=on_parse_error,
-            tools=grammar if tools is None else tools, weights=weights,
+            tools=grammar if tools is None else tools, weights=weights, rules=rules,
         ))
         warn_unknown_weights(self._toolset, self.settings.weights)
+        warn_unknown_rules(self._toolset, self.settings.rules)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ToolCallMetric:
@@ -183,6 +195,7 @@ class ToolCallMetric:
         metric = cls.__new__(cls)
         metric._setup(settings)
         warn_unknown_weights(metric._toolset, settings.weights)
+        warn_unknown_rules(metric._toolset, settings.rules)
         return metric
 
     def _setup(self, settings: Settings) -> None:
@@ -191,7 +204,7 @@ class ToolCallMetric:
         self._memo = Memo(_MEMO_SIZE)
         self._canon = resolve_canonicalizer(settings.canonicalizer)
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
-        self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)
+        self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo, rules=settings.rules)
         self._context = (self._toolset, Context.of(self._toolset))
 
     def __getstate__(self) -> dict[str, Any]:
@@ -213,8 +226,11 @@ class ToolCallMetric:
         remembered by the overrides' content. ``warn``: warn about weights for undeclared
         tools when the call's settings make a new tool set."""
         given = {k: v for k, v in overrides.items() if v is not None}
-        if not given:
-            return _Run(self.settings, self._toolset, self._canon, per_tool, details, self._context)
+        if not given:  # (callable rules: the computation's own memo of their answers, SPEC §6b)
+            if not self._toolset.callable_rules:
+                return _Run(self.settings, self._toolset, self._canon, per_tool, details, self._context)
+            toolset = self._toolset.for_computation()
+            return _Run(self.settings, toolset, self._canon, per_tool, details, (toolset, Context.of(toolset)))
         slot = _overrides_slot(given)
         hit = None if slot is None else self._memo.get(slot)
         if hit is None:
@@ -224,20 +240,27 @@ class ToolCallMetric:
         settings, toolset, canon, context = hit
         if warn and toolset is not self._toolset:
             warn_unknown_weights(toolset, settings.weights)
+            warn_unknown_rules(toolset, settings.rules)
+        if toolset.callable_rules:  # (the computation's own memo of their answers, SPEC §6b)
+            toolset = toolset.for_computation()
+            context = (toolset, Context.of(toolset))
         return _Run(settings, toolset, canon, per_tool, details, context)
 
     def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer, tuple[ToolSet, Context]]:
         """(the changed settings, their tool set, their canonicalizer, the readers' context)
         for :meth:`_run`."""
-        settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights")})
+        settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights", "rules")})
         layered: dict[str, Any] = {}
         if "weights" in given:
             layered["weights"] = {**settings.weights, **validate_weights(given["weights"])}
+        if "rules" in given:
+            layered["rules"] = {**settings.rules, **validate_rules(given["rules"])}
         if "tools" in given:
             layered["tools"] = merge_plain_tools(settings.tools, tools_value(plain_json(given["tools"])))
         settings = settings.replace(**layered) if layered else settings
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
-        toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo)  # the same content's
+        toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo,  # the same content's
+                                rules=settings.rules)
         context = self._context if toolset is self._toolset else (toolset, Context.of(toolset))
         return settings, toolset, resolve_canonicalizer(settings.canonicalizer), context
 
@@ -246,6 +269,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         prediction_format: Any = None,
         order: str | None = None,
         reference_format: str | None = None,
@@ -259,7 +283,7 @@ class ToolCallMetric:
         >>> ToolCallMetric().signature()
         'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:none|v:0.1.0'
         """
-        run = self._run(dict(tools=tools, weights=weights, prediction_format=prediction_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, prediction_format=prediction_format,
                              reference_format=reference_format, order=order))
         return run.settings.signature(example_tools_digests)
 
@@ -345,8 +369,8 @@ class ToolCallMetric:
                 raise ValueError("'tools' must be a list of function schemas")
             example_tools = merge_plain_tools(raw_tools)
             merged = merge_plain_tools(run.settings.tools, example_tools)
-            toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon) if example_tools
-                       else run.toolset)
+            toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon, extends=run.toolset)
+                       if example_tools else run.toolset)
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = content_digest(example_tools) if example_tools else ""
@@ -355,10 +379,11 @@ class ToolCallMetric:
         return toolset, digest
 
     def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None, mode: str,
-                         ctx: Context | None = None) -> tuple[list[Call], str | None]:
-        """A prediction → (calls, the parse error's message or None); with ``"raise"`` it raises.
-        A :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that
-        error. ``ctx``: the tool set's :class:`~toolcall_f1.parsing.Context`, when made already."""
+                         entry: int | None = None, ctx: Context | None = None) -> tuple[list[Call], str | None]:
+        """A prediction (or its ``entry``: a turn, under ``order="turns"``) → (calls, the parse
+        error's message or None); with ``"raise"`` it raises. A :class:`ToolCallParseError`
+        given as the prediction (stored by the adapter) is that error. ``ctx``: the tool set's
+        :class:`~toolcall_f1.parsing.Context`, when made already."""
         if type(prediction) is not str and isinstance(prediction, str):
             prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
         try:
@@ -366,11 +391,13 @@ class ToolCallMetric:
                 raise prediction
             return read_any(prediction, fmt, _reader_context(toolset) if ctx is None else ctx), None
         except ToolCallParseError as err:
-            return [], self._unreadable(err, index, mode)
+            return [], self._unreadable(err, index, mode, entry)
 
-    def _unreadable(self, err: ToolCallParseError, index: int | None, mode: str) -> str:
-        """The message of a prediction's parse error, counted; with ``"raise"`` it is raised."""
-        located = err.located("predictions" if index is None else f"predictions[{index}]", index)
+    def _unreadable(self, err: ToolCallParseError, index: int | None, mode: str, entry: int | None = None) -> str:
+        """The message of a prediction's (or its ``entry``'s) parse error, counted; with
+        ``"raise"`` it is raised."""
+        where = "predictions" if index is None else f"predictions[{index}]"
+        located = err.located(where if entry is None else f"{where}[{entry}]", index)
         if mode == "raise":
             raise located from None
         return str(located)
@@ -384,6 +411,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
         order: str | None = None,
@@ -400,7 +428,7 @@ class ToolCallMetric:
             The reference: calls, text, a BFCL answer (``reference_format="bfcl"``) or
             ``{"calls": ..., "tools": [...]}`` with per-example schemas (either as JSON text
             too); ``[]`` where no call is expected.
-        tools, weights, reference_format, prediction_format, order
+        tools, weights, rules, reference_format, prediction_format, order
             As :meth:`compute` takes them.
         index
             The example's position, used in error messages (``references[3]: ...``).
@@ -440,18 +468,20 @@ class ToolCallMetric:
         ...
         ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
         """
-        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), per_tool=details, details=details)
         return self._score(pred, gold, index, run)
 
     def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
+        if run.settings.order == "turns":
+            return self._score_turns(pred, gold, index, run)
         golds, toolset, digest = self._read_reference(gold, index, run)
         settings = run.settings
         mode = settings.on_parse_error
         made, ctx = run.context  # the call's tool set's readers' context, made once
         preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode,
-                                             ctx if toolset is made else None)
+                                             ctx=ctx if toolset is made else None)
         options: dict[str, Any] = dict(
             level=settings.level, matching=settings.matching, order=settings.order, canon=run.canon,
             fill_defaults=settings.reference_format != "bfcl", tools_digest=digest, per_tool_counts=run.per_tool,
@@ -461,8 +491,92 @@ class ToolCallMetric:
             score = count_example(preds, golds, toolset, parse_error=error, **options)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
             return count_example([], golds, toolset, parse_error=self._unreadable(err, index, mode), **options)
+        except (ArgumentRuleError, ArgumentRuleTypeError) as err:  # an argument rule failed: name the example
+            raise err.located("example" if index is None else f"example {index}") from err.__cause__
         if error is not None and settings.prediction_format != "auto" and _no_call_text(pred, toolset):
             score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt to call
+        return score
+
+    # -- order="turns" (SPEC §5b) ---------------------------------------------------------
+
+    def _score_turns(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
+        """``order="turns"``: the conversation's turns read, each prediction entry scored
+        against its turn alone (an entry not given: zero calls; entries past the last turn:
+        turns with no gold calls), the example :func:`~toolcall_f1.turns.combine` of them."""
+        turns, raw_tools = conversation(gold, _where(index))
+        talk, digest = self._conversation_run(raw_tools, index, run)
+        read = [self._read_turn(turn, index, talk) for turn in turns]
+        entries, unreadable = turn_entries(pred, "predictions" if index is None else f"predictions[{index}]")
+        error = None if unreadable is None else self._unreadable(unreadable, index, run.settings.on_parse_error)
+        scores = []
+        for k in range(max(len(read), len(entries))):
+            golds, toolset, own, fill = read[k] if k < len(read) else ([], talk.toolset, "", True)
+            entry = entries[k] if k < len(entries) else _UNREACHED
+            scores.append(self._score_turn(entry, error, golds, toolset, own, fill, (index, k), talk))
+        return combine(scores, len(turns), digest)
+
+    def _conversation_run(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[_Run, str]:
+        """(the call's run with a conversation's own ``tools`` laid over its tools, by name as
+        a reference's own tools are — so each turn's own tools are laid over both —, their digest)."""
+        if raw_tools is None:
+            return run, ""
+        toolset, digest = self._example_toolset(raw_tools, index, run)
+        if toolset is run.toolset:
+            return run, digest
+        key = content_key(raw_tools, _MEMO_MAX_BYTES)
+        slot = ("conversation", key, id(run.settings))  # the settings kept in the value: their id stays theirs
+        hit = None if key is None else self._memo.get(slot)
+        if hit is None or hit[0] is not run.settings:
+            own = _example_tools_value(plain_json(raw_tools), index)
+            hit = run.settings, run.settings.replace(tools=merge_plain_tools(run.settings.tools, own))
+            if key is not None:
+                self._memo.put(slot, hit)
+        return run._replace(settings=hit[1], toolset=toolset), digest
+
+    def _read_turn(self, turn: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str, bool]:
+        """One reference turn → (gold calls, their tool set, its own tools' digest, whether
+        defaults are filled): a list of strings (BFCL's multi-turn ground truth) is the
+        Python-syntax calls they hold, plain values whatever ``reference_format`` says (also as
+        a turn's ``{"calls": [...], "tools": [...]}``)."""
+        texts, raw_tools = turn, None
+        if isinstance(turn, Mapping) and is_call_strings(turn.get("calls")):
+            texts, raw_tools = turn["calls"], turn.get("tools")
+        if not is_call_strings(texts):
+            golds, toolset, digest = self._read_reference(turn, index, run)
+            return golds, toolset, digest, run.settings.reference_format != "bfcl"
+        toolset, digest = (run.toolset, "") if raw_tools is None else self._example_toolset(raw_tools, index, run)
+        context = _reader_context(toolset)
+        try:
+            calls = [call for text in texts for call in read_any(str(text), "python", context, gold=True)]
+        except ToolCallParseError as err:
+            raise err.located(_where(index), index) from None
+        return [GoldCall.from_call(c) for c in calls], toolset, digest, True
+
+    def _score_turn(self, entry: Any, error: str | None, golds: list[GoldCall], toolset: ToolSet, digest: str,
+                    fill: bool, at: tuple[int | None, int], run: _Run) -> Score:
+        """One turn (``at``: the example's index, the turn's): its prediction entry read (a list
+        of strings one text at a time: one that cannot be read makes the turn unreadable) and
+        counted against its gold calls."""
+        (index, k), mode, fmt = at, run.settings.on_parse_error, run.settings.prediction_format
+        preds: list[Call] = []
+        if error is None and entry is not _UNREACHED:
+            for text in entry if is_call_strings(entry) else (entry,):
+                calls, error = self._read_prediction(text, toolset, fmt, index, mode, k)
+                if error is not None:
+                    preds = []
+                    break
+                preds += calls
+        count = functools.partial(
+            count_example, golds=golds, toolset=toolset, level=run.settings.level, matching=run.settings.matching,
+            canon=run.canon, fill_defaults=fill, tools_digest=digest, per_tool_counts=run.per_tool, details=run.details)
+        try:
+            score = count(preds, parse_error=error)
+        except ToolCallParseError as err:  # a predicted value too large to type-check
+            return count([], parse_error=self._unreadable(err, index, mode, k))
+        if error is not None and fmt != "auto" and entry is not _UNREACHED:
+            texts = entry if is_call_strings(entry) else (entry,)
+            if all(_no_call_text(text, toolset) for text in texts):
+                score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt
         return score
 
     def scores(
@@ -556,6 +670,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
         order: str | None = None,
@@ -574,7 +689,7 @@ class ToolCallMetric:
         >>> [s.exact for s in ToolCallMetric().score_all(["[f()]", "[g()]"], [[("f", {})], []])]
         [True, False]
         """
-        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), warn=True)
         return list(self._each(_pairs(predictions, references, progress), run, None))
 
@@ -585,6 +700,7 @@ class ToolCallMetric:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         weights: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         reference_format: str | None = None,
         prediction_format: Any = None,
         order: str | None = None,
@@ -608,10 +724,13 @@ class ToolCallMetric:
             None (``[]`` where no call is expected).
         tools, weights
             Schemas and weight overrides for this call, laid over the constructor's.
+        rules
+            Argument rules for this call (SPEC §6b), laid over the constructor's by tool: a tool
+            named here takes these rules in place of the constructor's.
         reference_format, prediction_format
             Override the constructor's formats for this call.
         order
-            Override the constructor's ``order`` for this call (``"any"`` or ``"strict"``).
+            Override the constructor's ``order`` for this call (``"any"``, ``"strict"`` or ``"turns"``).
         per_tool, return_details
             Add ``per_tool`` and ``details`` to the result.
         progress
@@ -632,7 +751,8 @@ class ToolCallMetric:
         -------
         dict
             ``f1, precision, recall, exact_match, tp, fp, fn, num_examples,
-            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ optional).
+            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ optional;
+            under ``order="turns"`` also ``turn_exact_match``).
 
         Raises
         ------
@@ -664,7 +784,7 @@ class ToolCallMetric:
         ...
         toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
         """
-        run = self._run(dict(tools=tools, weights=weights, reference_format=reference_format,
+        run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), per_tool=per_tool, details=return_details, warn=True)
         units, keys = None, None
         if confidence_level is not None or pass_k is not None or groups is not None:
@@ -824,6 +944,9 @@ def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
             return reference, None
     if not isinstance(reference, Mapping):
         return reference, None
+    turns = reference.get("turns")
+    if isinstance(turns, list) or type(turns).__module__ == "numpy":
+        raise ValueError(not_a_conversation(_where(index)))  # SPEC §5b: under another order
     calls = reference.get("calls")
     if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
         return reference, None  # a call to a tool named "calls"
@@ -955,6 +1078,7 @@ def _zip_checked(predictions: Iterator[Any], references: Iterator[Any]) -> Itera
 
 
 _END = object()
+_UNREACHED = object()  # a turn the prediction does not reach: zero predicted calls
 
 
 def _overrides_slot(given: Mapping[str, Any]) -> tuple[Any, ...] | None:

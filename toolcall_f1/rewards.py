@@ -17,18 +17,26 @@ This module is an edge of the package: it never imports ``trl`` (or torch), so
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from . import Score, Settings, ToolCallMetric
+from . import Score, Settings, Tally, ToolCallMetric
 from .plain import content_key, loads_strict
-from .settings import keyword_error
+from .settings import check_choice, keyword_error
 
-__all__ = ["SCORES", "ToolCallReward"]
+__all__ = ["COMPONENTS", "SCORES", "ToolCallReward", "components"]
 
 #: The per-completion numbers a reward can be: the example's F1, precision, recall (weighted,
-#: at the chosen level), or 1.0/0.0 for an exact example (weights do not enter it).
+#: at the chosen level), or 1.0/0.0 for an exact example (weights do not enter it): Nemotron
+#: Tool-N1's binary reward, where ``"f1"`` is ToolRL's partial credit.
 SCORES = ("f1", "exact", "precision", "recall")
+
+#: What a reward logs beside its value (:func:`components`), so that reward hacking shows: F1,
+#: precision and recall micro-averaged over the completions, and per completion the share that
+#: was exactly right or could not be read, and the mean number of extra (unpaired) calls and of
+#: calls to undeclared tools and undeclared arguments.
+COMPONENTS = ("f1", "precision", "recall", "exact_match", "parse_error_rate", "extra_calls",
+              "hallucinated_tools", "hallucinated_args")
 
 #: The tools column read when present; any other name given must be in the dataset.
 DEFAULT_TOOLS_COLUMN = "tools"
@@ -52,10 +60,11 @@ class ToolCallReward:
     level
         ``"call"`` (default: a call counts only when exactly right) or ``"arg"`` (partial
         credit per argument), as in :class:`~toolcall_f1.ToolCallMetric`.
-    score
-        What each completion earns: ``"f1"`` (default), ``"exact"`` (1.0 when every gold
-        call is matched exactly and nothing else is called, else 0.0), ``"precision"`` or
-        ``"recall"``. Weights apply to all but ``"exact"``.
+    reward
+        What each completion earns: ``"f1"`` (default; partial credit, as ToolRL), ``"exact"``
+        (Nemotron Tool-N1's binary reward: 1.0 when every gold call is paired exactly and
+        nothing else is called, else 0.0), ``"precision"`` or ``"recall"``. Weights apply to
+        all but ``"exact"``.
     reference_column
         The dataset column holding each example's gold calls, in any reference shape the
         metric accepts: calls, a JSON or Python-syntax string, ``{"calls": ..., "tools":
@@ -69,15 +78,17 @@ class ToolCallReward:
         column): a list of schemas (dicts or JSON strings), one JSON string of that list, or
         ``None`` for none. They apply on top of the constructor's ``tools``. The default,
         ``"tools"``, is read when the dataset has it; any other name must be present.
+    score
+        ``reward``'s former name: give one of the two.
     parse_error_reward
         What a completion earns when its tool calls cannot be read (broken JSON in a
         ``<tool_call>`` block, a cut-off call, ...). Default 0.0.
     name
         The reward's ``__name__``, under which TRL logs it (``rewards/<name>/mean``).
-        Default ``"toolcall_<level>_<score>"``.
+        Default ``"toolcall_<level>_<reward>"``.
     **metric_settings
         The other fields of :class:`~toolcall_f1.Settings`, the metric's settings: ``tools``,
-        ``weights``, ``canonicalizer``, ``matching``, ``name_canonicalizer``,
+        ``weights``, ``rules`` (argument rules, SPEC §6b), ``canonicalizer``, ``matching``, ``name_canonicalizer``,
         ``prediction_format``, ``reference_format``.
 
     Rules, per completion: a completion that cannot be read earns ``parse_error_reward``;
@@ -86,10 +97,15 @@ class ToolCallReward:
     completion is text; a conversational one is a list of messages, and all its assistant
     messages are read together, in order: a message's calls are its ``tool_calls`` when it has
     any, else those written in its ``content`` (any supported format). Tool results and other
-    roles are never read.
+    roles are never read. With ``order="turns"`` (a reference ``{"turns": [...]}``) a completion
+    is the list of per-turn outputs (or JSON text of it), read as ``compute()`` reads it.
 
-    With ``log_metric`` (TRL ≥ 1.x passes it), each call also logs
-    ``<name>/parse_error_rate``, the fraction of the batch that could not be read.
+    With ``log_metric`` (TRL ≥ 1.x passes it), each call also logs :data:`COMPONENTS` over its
+    batch as ``<name>/<component>`` (:func:`components`): ``parse_error_rate``, the fraction
+    that could not be read; ``extra_calls``, ``hallucinated_tools``, ``hallucinated_args``,
+    means per completion; micro ``precision``, ``recall``, ``f1``; ``exact_match``. A policy
+    that inflates its calls shows as falling precision and rising ``extra_calls``, one that
+    games the format as a rising ``parse_error_rate``.
 
     The reward pickles (its settings, rebuilt on loading). Within one call, completions
     identical in text, reference and tools are scored once, and each distinct tools value
@@ -98,8 +114,9 @@ class ToolCallReward:
     Raises
     ------
     ValueError
-        For an unknown ``score`` or metric setting, a non-finite ``parse_error_reward``, or
-        ``on_parse_error`` (a reward counts parse errors; it never raises on them).
+        For an unknown ``reward`` or metric setting, ``reward`` and ``score`` both given and
+        different, a non-finite ``parse_error_reward``, or ``on_parse_error`` (a reward counts
+        parse errors; it never raises on them).
     TypeError
         For a keyword that is no setting (naming the nearest one).
 
@@ -115,10 +132,13 @@ class ToolCallReward:
     ...     reference=[[{"name": "get_weather", "arguments": {"city": "Paris"}}]] * 3,
     ... )
     [1.0, 0.0, 0.0]
-    >>> ToolCallReward(score="bleu")
+    >>> ToolCallReward(reward="exact")(prompts=["p"] * 2, completions=["[f(x=1)]", "[f(x=1), g()]"],
+    ...                                reference=["[f(x=1)]"] * 2)
+    [1.0, 0.0]
+    >>> ToolCallReward(reward="bleu")
     Traceback (most recent call last):
     ...
-    ValueError: score: unknown value 'bleu'; expected one of 'f1', 'exact', 'precision', 'recall'
+    ValueError: reward: unknown value 'bleu'; expected one of 'f1', 'exact', 'precision', 'recall'
     """
 
     __name__: str  # set per instance: the name TRL logs the reward under
@@ -126,18 +146,20 @@ class ToolCallReward:
     def __init__(
         self,
         level: str = "call",
-        score: str = "f1",
+        reward: str = "f1",
         *,
         reference_column: str = "reference",
         tools_column: str | None = DEFAULT_TOOLS_COLUMN,
         parse_error_reward: float = 0.0,
         name: str | None = None,
+        score: str | None = None,
         **metric_settings: Any,
     ) -> None:
-        if score not in SCORES:
-            raise ValueError(
-                f"score: unknown value {score!r}; expected one of " + ", ".join(repr(s) for s in SCORES)
-            )
+        if score is not None:  # the former name
+            if reward not in ("f1", score):
+                raise ValueError(f"reward={reward!r} and score={score!r}: score is reward's former name; give one")
+            reward = score
+        check_choice(reward, SCORES, "reward" if score is None else "score")
         for key in metric_settings:
             if key not in Settings.names():
                 raise keyword_error("ToolCallReward()", key, Settings.names())
@@ -153,20 +175,20 @@ class ToolCallReward:
                 or not math.isfinite(parse_error_reward):
             raise ValueError(f"parse_error_reward: expected a finite number, got {parse_error_reward!r}")
         self.level = level
-        self.score = score
+        self.reward = reward
         self.reference_column = reference_column
         self.tools_column = tools_column
         self.parse_error_reward = float(parse_error_reward)
         self.metric_settings = dict(metric_settings)
         self.metric = ToolCallMetric.from_settings(Settings(level=level, **metric_settings))
-        self.__name__ = name if name is not None else f"toolcall_{level}_{score}"
+        self.__name__ = name if name is not None else f"toolcall_{level}_{reward}"
 
     # -- pickling: the settings, not the compiled metric ----------------------------------
 
     def __getstate__(self) -> dict[str, Any]:
         return {
             "level": self.level,
-            "score": self.score,
+            "reward": self.reward,
             "reference_column": self.reference_column,
             "tools_column": self.tools_column,
             "parse_error_reward": self.parse_error_reward,
@@ -180,7 +202,7 @@ class ToolCallReward:
 
     def __repr__(self) -> str:
         return (
-            f"ToolCallReward(level={self.level!r}, score={self.score!r}, name={self.__name__!r}, "
+            f"ToolCallReward(level={self.level!r}, reward={self.reward!r}, name={self.__name__!r}, "
             f"reference_column={self.reference_column!r}, tools_column={self.tools_column!r})"
         )
 
@@ -237,24 +259,63 @@ class ToolCallReward:
         n = len(completions)
         references = self._column(self.reference_column, kwargs, n, setting="reference_column")
         tools = self._tools_column(kwargs, n)
-        rewards, parse_errors = self._rewards(completions, references, tools, prompts)
+        rewards, scores = self.judge(completions, references, tools, prompts)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and n:
-            log_metric(f"{self.__name__}/parse_error_rate", parse_errors / n)
+            for key, value in components(scores).items():
+                log_metric(f"{self.__name__}/{key}", value)
         return rewards
 
-    def _rewards(
-        self, completions: Sequence[Any], references: Sequence[Any], tools: Sequence[Any] | None,
-        prompts: Sequence[Any] | None,
-    ) -> tuple[list[float], int]:
-        """(one reward per completion, how many could not be read); rows identical in
-        completion, reference and tools are scored once."""
+    def judge(
+        self, completions: Sequence[Any], references: Sequence[Any], tools: Sequence[Any] | None = None,
+        prompts: Sequence[Any] | None = None,
+    ) -> tuple[list[float], list[Score]]:
+        """Each completion's reward and the :class:`~toolcall_f1.Score` it came from: what
+        :meth:`__call__` returns and logs, and what the verl and OpenRLHF integrations report.
+
+        Parameters
+        ----------
+        completions
+            Text, or lists of messages (conversational), one per completion.
+        references
+            One reference per completion (any shape the reward's ``reference_column`` takes).
+        tools
+            One tools value per completion (as the ``tools_column`` takes them), or None.
+        prompts
+            Used only to name a row in error messages.
+
+        Returns
+        -------
+        tuple[list[float], list[Score]]
+            The rewards and the scores, in order; rows identical in completion, reference and
+            tools are scored once (and share their score).
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :meth:`__call__` does.
+
+        Examples
+        --------
+        >>> rewards, scores = ToolCallReward().judge(["[f(x=1), g()]", "[f("], ["[f(x=1)]"] * 2)
+        >>> rewards, [(s.tp, s.fp, s.fn) for s in scores], scores[1].parse_error is not None
+        ([0.6666666666666666, 0.0], [(1.0, 1.0, 0.0), (0.0, 0.0, 1.0)], True)
+        >>> ToolCallReward().judge(["[f()]"], [None])
+        Traceback (most recent call last):
+        ...
+        ValueError: ToolCallReward: column 'reference', row 0: the reference is missing (None); write [] for an example where no call is expected
+        """
+        if len(references) != len(completions) or (tools is not None and len(tools) != len(completions)):
+            raise ValueError(f"ToolCallReward.judge: expected one reference (and tools value) per completion "
+                             f"({len(completions)}), got {len(references)}"
+                             + ("" if tools is None else f" (and {len(tools)})"))
         rewards: list[float] = []
-        parse_errors = 0
+        scores: list[Score] = []
         decoded_tools: dict[Any, list[Mapping[str, Any]] | None] = {}
-        done: dict[tuple[bytes | None, ...], tuple[float, bool]] = {}
+        done: dict[tuple[bytes | None, ...], tuple[float, Score]] = {}
+        turns = self.metric.order == "turns"  # a completion: one entry per turn, as the metric reads it
         for row, completion in enumerate(completions):
-            prediction = self._prediction(completion, row)
+            prediction = completion if turns else self._prediction(completion, row)
             raw_tools = None if tools is None else tools[row]
             row_tools = None if raw_tools is None else self._tools(raw_tools, decoded_tools, row, prompts)
             key = _content_key(prediction, references[row], raw_tools)
@@ -264,16 +325,16 @@ class ToolCallReward:
                 if key is not None:
                     done[key] = hit
             rewards.append(hit[0])
-            parse_errors += hit[1]
-        return rewards, parse_errors
+            scores.append(hit[1])
+        return rewards, scores
 
     # -- one completion -------------------------------------------------------------------
 
     def _reward(
         self, prediction: Any, reference: Any, tools: list[Mapping[str, Any]] | None, row: int,
         prompts: Sequence[Any] | None,
-    ) -> tuple[float, bool]:
-        """(reward, whether the completion failed to parse) for one completion."""
+    ) -> tuple[float, Score]:
+        """(reward, score) for one completion."""
         if reference is None:
             raise ValueError(
                 f"ToolCallReward: column {self.reference_column!r}, {_where(row, prompts)}: the reference "
@@ -286,8 +347,8 @@ class ToolCallReward:
                 f"ToolCallReward: column {self.reference_column!r}, {_where(row, prompts)}: {err}"
             ) from None
         if s.parse_error is not None:
-            return self.parse_error_reward, True
-        return _READERS[self.score](s), False
+            return self.parse_error_reward, s
+        return _READERS[self.reward](s), s
 
     @staticmethod
     def _prediction(completion: Any, row: int) -> Any:
@@ -360,6 +421,54 @@ class ToolCallReward:
 _TRL_KWARGS = frozenset({"trainer_state", "log_extra", "log_metric", "environments"})
 
 
+def components(scores: Iterable[Score]) -> dict[str, float]:
+    """What a batch of completions' scores show beside their rewards: :data:`COMPONENTS`,
+    read from their :class:`~toolcall_f1.Tally` (F1, precision and recall micro-averaged, as
+    ``compute()`` reports them) and, for ``extra_calls``, their unpaired predicted calls.
+
+    Parameters
+    ----------
+    scores
+        One :class:`~toolcall_f1.Score` per completion (:meth:`ToolCallReward.judge`); one
+        score gives that completion's own components.
+
+    Returns
+    -------
+    dict[str, float]
+        ``f1``, ``precision``, ``recall``; ``exact_match`` and ``parse_error_rate``, the
+        shares of completions exactly right and unreadable; ``extra_calls``,
+        ``hallucinated_tools`` and ``hallucinated_args``, means per completion.
+
+    Raises
+    ------
+    EmptyCorpusError
+        A ``ValueError``, for no scores.
+
+    Examples
+    --------
+    >>> from toolcall_f1 import ToolCallMetric
+    >>> m = ToolCallMetric(tools=[{"name": "f", "parameters": {"properties": {"x": {}}}}])
+    >>> components([m("[f(x=1), f(x=1), g()]", "[f(x=1)]"), m("[f(", "[f(x=1)]")])
+    {'f1': 0.4, 'precision': 0.3333333333333333, 'recall': 0.5, 'exact_match': 0.0, 'parse_error_rate': 0.5, 'extra_calls': 1.0, 'hallucinated_tools': 0.5, 'hallucinated_args': 0.0}
+    >>> components([])
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
+    """
+    tally, extra = Tally(), 0
+    for score in scores:
+        tally.add(score)
+        extra += len(score.unmatched_pred)
+    result = tally.result("")
+    n = result["num_examples"]
+    return {
+        "f1": result["f1"], "precision": result["precision"], "recall": result["recall"],
+        "exact_match": result["exact_match"], "parse_error_rate": result["num_parse_errors"] / n,
+        "extra_calls": extra / n, "hallucinated_tools": result["hallucinated_tools"] / n,
+        "hallucinated_args": result["hallucinated_args"] / n,
+    }
+
+
 def _where(row: int, prompts: Sequence[Any] | None) -> str:
     """How errors name a row: its position in the batch, and the start of its prompt."""
     if prompts is None or row >= len(prompts):
@@ -385,6 +494,8 @@ def _read_tools(value: Any, where: str) -> list[Mapping[str, Any]] | None:
         value = _json(value, where)
         if value is None:
             return None
+    if not isinstance(value, (list, tuple, Mapping)) and callable(getattr(value, "tolist", None)):
+        value = value.tolist()  # a numpy array: a list column read back from Parquet (verl)
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"{where}: expected a list of tool schemas (or its JSON), got {type(value).__name__}")
     schemas = []

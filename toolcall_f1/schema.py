@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
 from .plain import Memo, content_key, plain_json
+from .rules import ToolRules
 from .values import NameCanonicalizer, canon_exact
 
 __all__ = [
@@ -71,6 +72,8 @@ class ToolSpec(NamedTuple):
     required: frozenset[str]
     #: Each argument's weight: its override, else its schema importance (1 when neither says).
     arg_weights: Mapping[str, float]
+    #: The tool's argument rules (SPEC §6b), or None when every argument is compared exactly.
+    rules: ToolRules | None = None
 
     def arg_weight(self, arg: str) -> float:
         """Weight of an argument: override, else schema importance, else 1."""
@@ -245,7 +248,8 @@ def _same_parameters(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return True
 
 
-def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> ToolSpec:
+def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None, rules: Mapping[str, Any] | None = None,
+                 memo: dict[Any, bool] | None = None) -> ToolSpec:
     name = fn["name"]
     params = _parameters(fn)
     if params is None:
@@ -266,7 +270,9 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None) -> T
             tool_weight = override["weight"]
         arg_weights.update(override.get("arguments") or {})
     _check_products(name, tool_weight, arg_weights)
-    return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights)
+    matches = {pname: pschema["match"] for pname, pschema in props.items() if "match" in pschema}
+    tool_rules = ToolRules.compile(name, rules, matches, memo) if rules or matches else None
+    return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights, tool_rules)
 
 
 #: The smallest normal float: a field weight below it (not 0) would be rounded to fewer bits.
@@ -301,27 +307,93 @@ def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
 class ToolSet:
     """Compiled schemas plus weight overrides, looked up by (canonical) tool name (picklable)."""
 
-    __slots__ = ("by_key", "name_canon", "has_schema", "weighted")
+    __slots__ = ("by_key", "name_canon", "has_schema", "weighted", "rules", "by_rules", "rules_only", "ruled",
+                 "callable_rules", "calls")
+    rules: Mapping[str, Mapping[str, Any]]
+    by_rules: Mapping[str, Mapping[str, Any]]
+    rules_only: dict[str, ToolSpec]
+    ruled: bool
+    callable_rules: bool
 
     def __init__(
         self,
         tools: Sequence[Mapping[str, Any]],
         weights: Mapping[str, Mapping[str, Any]],
         name_canon: NameCanonicalizer = canon_exact,
+        rules: Mapping[str, Mapping[str, Any]] | None = None,
+        calls: dict[Any, bool] | None = None,
+        extends: ToolSet | None = None,
     ) -> None:
         self.name_canon = name_canon
         self.has_schema = bool(tools)
         self.by_key: dict[str, ToolSpec] = {}
+        #: The validated ``rules=`` setting (SPEC §6b), and the memo of callable rules' answers
+        #: (those of ``extends``, the tool set this one extends, when given).
+        self.rules = (rules or {}) if extends is None else extends.rules
+        self.calls: dict[Any, bool] = (({} if calls is None else calls) if extends is None else extends.calls)
+        same = extends if extends is not None and extends.name_canon is name_canon else None
+        #: ``rules=`` by canonical tool name.
+        self.by_rules = same.by_rules if same is not None else {name_canon(t): entry for t, entry in self.rules.items()}
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)
             key = name_canon(fn["name"])
-            self.by_key[key] = _compile_one(fn, by_canon.get(key))
-        #: Every tool with a schema or weights (a tool with weights only: one without parameters).
+            self.by_key[key] = _compile_one(fn, by_canon.get(key), self.by_rules.get(key), self.calls)
+        #: Every tool with a schema, weights or rules (one with weights or rules only: without parameters).
         self.weighted = dict(self.by_key)
         for tool, entry in weights.items():
-            if name_canon(tool) not in self.weighted:
-                self.weighted[name_canon(tool)] = _compile_one({"name": tool}, entry)
+            key = name_canon(tool)
+            if key not in self.weighted:
+                self.weighted[key] = _compile_one({"name": tool}, entry, self.by_rules.get(key), self.calls)
+        self._add_rules_only(same)
+
+    def _add_rules_only(self, extends: ToolSet | None) -> None:
+        """The tools with rules only (no schema, no weights) into :attr:`weighted` — compiled
+        once, by the tool set this one ``extends`` when there is one (a reference's own tools
+        make a tool set per reference: the rules of every tool are not compiled again each time);
+        and the flags :attr:`ruled` and :attr:`callable_rules`."""
+        own = [spec.rules for spec in self.weighted.values() if spec.rules is not None]
+        if extends is not None:
+            self.rules_only = extends.rules_only
+        else:
+            self.rules_only = {key: _compile_one({"name": tool}, None, self.by_rules[key], self.calls)
+                               for tool in self.rules if (key := self.name_canon(tool)) not in self.weighted}
+        if self.rules_only:
+            self.weighted = {**self.rules_only, **self.weighted}  # a tool declared here keeps its own spec
+        #: Does any tool have rules (the one test the default route makes: SPEC §6b's branch), and
+        #: any a callable one (then each computation needs its own memo: :meth:`for_computation`)?
+        self.ruled = bool(own or self.rules_only)
+        self.callable_rules = any(r.has_callable for r in own) or (
+            extends.callable_rules if extends is not None
+            else any(s.rules is not None and s.rules.has_callable for s in self.rules_only.values()))
+
+    def for_computation(self) -> ToolSet:
+        """The tool set one computation judges with: itself, or — when a rule is a callable —
+        a copy with a fresh memo of its answers (SPEC §6b: called at most once per distinct
+        pair of values within one ``compute()``, never remembered across them).
+
+        Examples
+        --------
+        >>> ts = compile_tools([], {}, rules={"f": {"x": lambda p, g: p == g}})
+        >>> fresh = ts.for_computation()
+        >>> fresh is ts, fresh.calls is ts.calls, compile_tools([], {}).for_computation().ruled
+        (False, False, False)
+        """
+        if not self.callable_rules:
+            return self
+        copy = object.__new__(ToolSet)
+        for slot in ToolSet.__slots__:
+            setattr(copy, slot, getattr(self, slot))
+        copy.calls = {}
+        rebound = {id(s): s._replace(rules=s.rules.bound(copy.calls)) for s in self.weighted.values() if s.rules}
+        copy.by_key = {k: rebound.get(id(s), s) for k, s in self.by_key.items()}
+        copy.weighted = {k: rebound.get(id(s), s) for k, s in self.weighted.items()}
+        copy.rules_only = {k: rebound.get(id(s), s) for k, s in self.rules_only.items()}
+        return copy
+
+    def rules_of(self, name: str) -> ToolRules | None:
+        """The rules of the tool ``name`` (SPEC §6b), or None."""
+        return self.weighted.get(self.name_canon(name), _DEFAULT_TOOL).rules
 
     def lookup(self, name: str) -> ToolSpec | None:
         """The schema of a declared tool, or None."""
@@ -343,9 +415,17 @@ def compile_tools(
     name_canon: NameCanonicalizer = canon_exact,
     *,
     cache: Memo | None = None,
+    rules: Mapping[str, Mapping[str, Any]] | None = None,
+    calls: dict[Any, bool] | None = None,
+    extends: ToolSet | None = None,
 ) -> ToolSet:
     """Compile schemas and (validated) weights into a :class:`ToolSet`; with ``cache`` (a
     metric's :class:`~toolcall_f1.plain.Memo`), once per content (:func:`~toolcall_f1.plain.content_key`).
+    ``rules``: the validated ``rules=`` setting (:func:`~toolcall_f1.rules.validate_rules`),
+    compiled per tool with its parameters' ``"match"``; ``calls``: the memo its callable rules
+    share (a computation's, :meth:`ToolSet.for_computation`; without it the tool set's own).
+    ``extends``: a tool set these schemas are laid over (a reference's own tools over the call's):
+    its rules, memo and compiled rules-only tools are this one's (``rules`` and ``calls`` unread).
 
     Raises
     ------
@@ -375,15 +455,16 @@ def compile_tools(
     ...
     ValueError: tool 'f': unknown key 'paramters' (in the function schema): did you mean 'parameters'? (a misspelled keyword would be ignored: malformed schemas are refused)
     """
-    content = None if cache is None else content_key((tools, weights))  # None: not plain data, not remembered
-    if cache is None or content is None:
-        return ToolSet(tools, weights, name_canon)
+    held = (tools, weights) if not rules else (tools, weights, rules)
+    content = None if cache is None else content_key(held)  # None: not plain data, not remembered
+    if cache is None or content is None or extends is not None:
+        return ToolSet(tools, weights, name_canon, rules, calls, extends)
     compiled = cache.get((content, id(name_canon)))
     if compiled is None or compiled.name_canon is not name_canon:  # a later function may reuse an id
         # built from a private copy (the key's own bytes): subschemas compile when a value first
         # reaches them, and the caller's dicts may have been changed by then (found by review)
-        own_tools, own_weights = pickle.loads(content)
-        compiled = ToolSet(own_tools, own_weights, name_canon)
+        own_tools, own_weights, *own_rules = pickle.loads(content)
+        compiled = ToolSet(own_tools, own_weights, name_canon, *own_rules)
         cache.put((content, id(name_canon)), compiled)
     return compiled
 

@@ -15,6 +15,7 @@ from .calls import Call, GoldCall
 from .counting import Counts, Tally, example_sums, prf
 from .judge import AGREE, DISAGREE, EXTRA, MISSING, PairResult, gold_repr
 from .matching import DEFAULT_MATCHERS, Matcher
+from .rules import without_ignored
 from .schema import ToolSet
 from .values import Canonicalizer
 
@@ -209,12 +210,15 @@ def count_example(
                          f" expected matching={matching!r}, level={level!r}")
     elif matcher.order != order:
         raise ValueError(f"count_example: the matcher is for order={matcher.order!r}; expected order={order!r}")
+    shown_preds, shown_golds = preds, golds
+    if toolset.ruled:  # argument rules (SPEC §6b): an "ignore" argument is deleted from both sides first
+        preds, golds = without_ignored(preds, golds, toolset.rules_of)
     pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
                                                           fill_defaults=fill_defaults, details=details)
     rows = _rows(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level)
     fields = [f for row in rows for f in row]
     tp, fp, fn = example_sums(fields)
-    undeclared = _hallucinations(preds, toolset)
+    undeclared = _hallucinations(shown_preds, toolset)  # (rules change no hallucination count)
     exact_pairs = -1 if parse_error is not None else sum(r.exact for _, _, r in pairs)
     return Score(
         tp, fp, fn,
@@ -222,7 +226,7 @@ def count_example(
         superset_match=exact_pairs == len(golds), subset_match=exact_pairs == len(preds),
         attempted=bool(preds) or parse_error is not None,
         parse_error=parse_error,
-        preds=tuple(preds), golds=tuple(golds), pairs=tuple(pairs),
+        preds=tuple(shown_preds), golds=tuple(shown_golds), pairs=tuple(pairs),
         unmatched_pred=tuple(unmatched_pred), unmatched_gold=tuple(unmatched_gold),
         hallucinated_tools=sum(tool for tool, _ in undeclared),
         hallucinated_args=sum(len(args) for _, args in undeclared),

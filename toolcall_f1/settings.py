@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from .plain import DuplicateKeyError, content_key, held_json
 from .parsing import FORMATS
+from .rules import describe_rules, validate_rules
 from .schema import merge_tools, validate_weights
 from .templates import template_reader
 from .values import CANONICALIZERS, NAME_CANONICALIZERS, canonicalizer_name, name_canonicalizer_name
@@ -40,8 +41,9 @@ VERSION = "0.1.0"
 LEVELS = ("call", "arg")
 MATCHINGS = ("greedy", "optimal")
 #: Which sets of pairs are allowed (SPEC §5b): ``"any"``, the calls of an example as a multiset;
-#: ``"strict"``, only pairs that keep both orders.
-ORDERS = ("any", "strict")
+#: ``"strict"``, only pairs that keep both orders; ``"turns"``, an example is a conversation and
+#: calls pair only within one turn (:mod:`~toolcall_f1.turns`).
+ORDERS = ("any", "strict", "turns")
 
 #: ``compute()`` options that change what is returned, never the numbers: not settings.
 OUTPUT_OPTIONS = ("per_tool", "return_details", "progress")
@@ -173,6 +175,13 @@ class _Rule(NamedTuple):
     abbr: str | None = None  # the field's key in the signature; None: not in it (tools and weights: w)
     show: Callable[[Any], str] = str  # the value as the signature writes it
     per_call: bool = False  # compute() and metric(...) keywords may change it for one call
+    omit_empty: bool = False  # left out of the signature when empty (rules: SPEC §8)
+
+
+def _rules_text(rules: Mapping[str, Any]) -> str:
+    """The ``rules:`` field of the signature: a digest of the rules, a callable by its code
+    (the field is left out without rules: SPEC §8)."""
+    return digest(describe_rules(rules))
 
 
 _UNKNOWN = "{what}: unknown value {value!r}; expected one of {names}"
@@ -193,6 +202,7 @@ _TABLE: dict[str, _Rule] = {
     "on_parse_error": _Rule(lambda: ("count", "raise"), _UNKNOWN),
     "tools": _Rule(None, "", _own_tools, per_call=True),
     "weights": _Rule(None, "", validate_weights, per_call=True),
+    "rules": _Rule(None, "", validate_rules, abbr="rules", show=_rules_text, per_call=True, omit_empty=True),
 }
 
 
@@ -223,9 +233,10 @@ class Settings:
     matching
         ``"greedy"`` or ``"optimal"``.
     order
-        ``"any"`` (the calls of an example as a multiset) or ``"strict"`` (pairs keep both
-        orders; the set of them with the optimal objective, whatever ``matching`` says: SPEC
-        §5b). A ``compute()`` keyword may change it for one call.
+        ``"any"`` (the calls of an example as a multiset), ``"strict"`` (pairs keep both
+        orders; the set of them with the optimal objective, whatever ``matching`` says) or
+        ``"turns"`` (a reference ``{"turns": [...]}`` and one prediction entry per turn; calls
+        pair only within a turn: SPEC §5b). A ``compute()`` keyword may change it for one call.
     canonicalizer
         A name (``"default"``; None means it), or a callable ``str -> str``.
     name_canonicalizer
@@ -243,6 +254,10 @@ class Settings:
         Tool schemas (merged by name; the settings keep their own copy) and weight overrides
         (normalised by :func:`~toolcall_f1.schema.validate_weights`); they enter the signature
         as one digest (``w:``).
+    rules
+        Argument rules ``{tool: {argument: rule}}`` (SPEC §6b; normalised by
+        :func:`~toolcall_f1.rules.validate_rules`); in the signature as ``rules:`` (a digest,
+        a callable by its code) when there are any.
 
     Settings are hashable (two with equal fields and equal tools and weights are equal) and
     pickle.
@@ -277,6 +292,7 @@ class Settings:
     on_parse_error: str = "count"
     tools: Any = field(default=None, compare=False)
     weights: Any = field(default=None, compare=False)
+    rules: Any = field(default=None, compare=False)
     _content: Any = field(init=False, repr=False, default=None)  # tools and weights, as a hashable key
     #: The signature's settings fields and its ``w:`` digest without references' own tools,
     #: written once (:func:`_signed`).
@@ -288,7 +304,7 @@ class Settings:
             checked = _check(name, value)
             if checked is not value:
                 object.__setattr__(self, name, checked)
-        object.__setattr__(self, "_content", _content_of(self.tools, self.weights))
+        object.__setattr__(self, "_content", _content_of(self.tools, self.weights, self.rules))
         object.__setattr__(self, "_signed", _signed(self))
 
     @classmethod
@@ -324,7 +340,7 @@ class Settings:
         Examples
         --------
         >>> Settings.names(per_call=True)
-        ('order', 'prediction_format', 'reference_format', 'tools', 'weights')
+        ('order', 'prediction_format', 'reference_format', 'tools', 'weights', 'rules')
         """
         return tuple(n for n, rule in _TABLE.items() if rule.per_call or not per_call)
 
@@ -355,8 +371,8 @@ class Settings:
                 object.__setattr__(new, name, getattr(self, name))
         for name in changes:
             raise keyword_error("Settings.replace()", name, _TABLE)
-        same = new.tools is self.tools and new.weights is self.weights
-        object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights))
+        same = new.tools is self.tools and new.weights is self.weights and new.rules is self.rules
+        object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights, new.rules))
         object.__setattr__(new, "_signed", _signed(new))
         return new
 
@@ -372,6 +388,8 @@ class Settings:
         'level:call|match:greedy|order:any|canon:bfcl|names:exact|pred:auto|ref:bfcl|w:none|v:0.1.0'
         >>> Settings(weights={"f": 2}).signature()
         'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:d754a2e5|v:0.1.0'
+        >>> Settings(rules={"f": {"x": "ignore"}}).signature().split("|")[7]
+        'rules:f777dc44'
         """
         digests = sorted({d for d in example_tools_digests if d})
         fields, weighed = self._signed
@@ -382,14 +400,16 @@ class Settings:
 
 def _signed(settings: Settings) -> tuple[str, str]:
     """What :meth:`Settings.signature` writes of the settings themselves: each field by its
-    key in the table, and the ``w:`` digest of the tools and weights (``none`` without them)."""
-    fields = "|".join(f"{rule.abbr}:{rule.show(getattr(settings, name))}" for name, rule in _TABLE.items() if rule.abbr)
+    key in the table (a field the table omits when empty only when set), and the ``w:``
+    digest of the tools and weights (``none`` without them)."""
+    fields = "|".join(f"{rule.abbr}:{rule.show(getattr(settings, name))}" for name, rule in _TABLE.items()
+                      if rule.abbr and (getattr(settings, name) or not rule.omit_empty))
     weighed = settings.tools or settings.weights
     return fields, digest([settings.tools, settings.weights, []]) if weighed else "none"
 
 
-def _content_of(tools: Any, weights: Any) -> Any:
-    """The hashable stand-in for tools and weights in equality: their content key (a fresh
-    object, equal only to itself, for data that has none)."""
-    key = content_key((tools, weights))
+def _content_of(tools: Any, weights: Any, rules: Any) -> Any:
+    """The hashable stand-in for tools, weights and rules in equality: their content key (a
+    fresh object, equal only to itself, for data that has none: a callable rule)."""
+    key = content_key((tools, weights) if not rules else (tools, weights, rules))
     return key if key is not None else object()

@@ -53,12 +53,18 @@ Args:
     level: "call" (a call is a TP only on an exact match) or "arg" (partial credit per
         argument). Defaults to the config name ("call" unless loaded as "arg").
     matching: "greedy" (default) or "optimal" (fewest FP+FN, scipy's assignment).
+    order: "any" (default: calls as a multiset), "strict" (pairs keep both orders) or "turns"
+        (a reference ``{"turns": [turn, ...], "tools": [...]}``, a prediction a list with one
+        entry per turn, or JSON text of it; calls pair only within a turn; adds turn_exact_match).
     canonicalizer: string comparison: "default" (casefold, fold whitespace), "bfcl", "exact"
         or a callable.
     name_canonicalizer: "exact" (default), "underscore" (``a.b`` reads as ``a_b``), callable.
     tools: tool schemas (OpenAI or BFCL form, or JSON text of them): types, required,
         defaults, "importance".
     weights: {tool: w} or {tool: {"weight": w, "arguments": {arg: w}}}.
+    rules: argument rules {tool: {arg: rule}} ("*": every argument of the tool without its own):
+        "exact" (default), "ignore", "unordered", "subset", "superset", {"abs_tol": x},
+        {"rel_tol": y} or a callable (p, g) -> bool.
     prediction_format: "auto" (default) or a format name; "bfcl" reads text as strictly as
         BFCL's prompt decoder; or the model's response template (a dict, or a tokenizer with
         ``.response_template``), read by transformers' own parser (transformers >= 5.13).

@@ -140,7 +140,9 @@ class ToolCallComputeMetrics:
             self._pred_decode_kwargs = {**self.decode_kwargs, "skip_special_tokens": False}
         self.metric, self._core = _resolve_metric(metric, self.compute_kwargs)
         reference_format = self.compute_kwargs.get("reference_format") or getattr(self.metric, "reference_format", None)
-        self._labels_are_replies = reference_format != "bfcl"
+        order = self.compute_kwargs.get("order") or getattr(self.metric, "order", None)
+        # a BFCL answer stays text; under order="turns" a label is the conversation's JSON text
+        self._labels_are_replies = reference_format != "bfcl" and order != "turns"
         self.last_result: dict[str, Any] | None = None
         self.signature: str | None = None
         self._offset = 0
@@ -365,12 +367,12 @@ def make_compute_metrics(tokenizer: Any, **options: Any) -> ToolCallComputeMetri
         ``None`` (default): the evaluate module, ``toolcall_f1.load(keep_in_memory=True)``.
         Or a loaded evaluate module of this metric, or a :class:`toolcall_f1.ToolCallMetric`
         (then its constructor fixes level, matching, canonicalizers, formats and
-        on_parse_error, and only ``tools``, ``weights``, ``prediction_format``,
+        on_parse_error, and only ``tools``, ``weights``, ``rules``, ``prediction_format``,
         ``reference_format``, ``per_tool``, ``return_details`` may be passed here).
     decode_kwargs
         Passed to ``batch_decode``; ``skip_special_tokens=True`` unless overridden (for
         predictions read with a response template: ``False`` unless overridden).
-    level, matching, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, per_tool, return_details, progress, confidence_level, n_resamples, seed, pass_k
+    level, matching, order, canonicalizer, name_canonicalizer, prediction_format, reference_format, on_parse_error, tools, weights, rules, per_tool, return_details, progress, confidence_level, n_resamples, seed, pass_k
         The metric's compute options (:data:`COMPUTE_OPTIONS`: the fields of
         :class:`~toolcall_f1.Settings`, then its output options, then the interval's). Checked
         now, as one ``Settings``, so a typo fails before training starts. An interval (``ci``)

@@ -11,7 +11,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_app() -> ModuleType:
-    """Import ``app.py`` from the repository root, or return it if it already is."""
+    """Import ``app.py`` from the repository root, or return it if it already is (the root on
+    ``sys.path``, as on the Space, where app.py imports its sibling ``app_render``)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     if "app" in sys.modules and getattr(sys.modules["app"], "__file__", None) == str(ROOT / "app.py"):
         return sys.modules["app"]
     spec = importlib.util.spec_from_file_location("app", ROOT / "app.py")

@@ -367,6 +367,108 @@ def test_auto_is_the_first_prediction_format(page) -> None:
     expect(options.nth(1)).not_to_contain_text("auto")
 
 
+# --------------------------------------------------------------------------- order (issue 22)
+
+
+def test_the_order_choice_recomputes_and_names_itself(page) -> None:
+    """Two right calls in the wrong order: F1 1.0 under any (a multiset), 0.5 under strict."""
+    radios = page.locator("#order label")
+    assert [t.strip() for t in radios.all_inner_texts()] == list(app.toolcall_f1.Settings.allowed("order"))
+    page.fill("#references textarea", "[a(), b()]")
+    page.fill("#predictions textarea", "[b(), a()]")
+    expect(_f1(page)).to_have_text("1.0")
+    page.locator("#order label", has_text="strict").click()
+    expect(_f1(page)).to_have_text("0.5")
+    expect(page.locator("#score-signature")).to_contain_text("match:greedy|order:strict|")
+    _open_accordion(page, "Reproduce this result (Python, command line)")
+    expect(page.locator("#cli-snippet .cm-content")).to_contain_text("--order strict --per-tool")
+    _shoot(page, "order-strict")
+
+
+# --------------------------------------------------------------------------- compare two systems (issue 23)
+
+
+def _compare_tab(pg) -> None:
+    pg.get_by_role("tab", name=app.COMPARE_TEXT["tabs"][1]).click()
+    expect(pg.locator("#compare-run")).to_be_visible()
+
+
+def _compare_cells(pg) -> list[list[str]]:
+    rows = pg.locator("#compare-table tr.tc-row")
+    return [[c.strip() for c in rows.nth(i).locator("td").all_inner_texts()] for i in range(rows.count())]
+
+
+def _want(**changes) -> list[list[str]]:
+    """The table's cells from ``toolcall_f1.compare()`` (through the app's own reading of the boxes)."""
+    import dataclasses
+
+    settings = {k: changes.pop(k) for k in list(changes) if k in {f.name for f in dataclasses.fields(app.Inputs)}}
+    c = dataclasses.replace(app.COMPARE_EXAMPLE, inputs=dataclasses.replace(app.COMPARE_EXAMPLE.inputs, **settings),
+                            **changes)
+    out = app.compare_inputs(*c.values())
+    return [[name, f"{r['f1']:.4f}", "[{:.4f}, {:.4f}]".format(*r["ci"]),
+             "—" if r["p_value"] is None else f"{r['delta']:+.4f}",
+             "—" if r["p_value"] is None else f"{r['p_value']:.4f}" + (" *" if r["p_value"] < 0.05 else "")]
+            for name, r in out.items()]
+
+
+def test_the_compare_tab_shows_its_example_on_arrival(page) -> None:
+    """30 examples, two systems: F1 with its interval, Δ against the baseline, p marked * below 0.05."""
+    _compare_tab(page)
+    expect(page.locator("#compare-table")).to_be_visible()
+    assert _compare_cells(page) == [["baseline", "0.6316", "[0.4643, 0.7843]", "—", "—"],
+                                    ["new", "0.8814", "[0.7451, 0.9818]", "+0.2498", "0.0180 *"]] == _want()
+    expect(page.locator("#compare-info")).to_contain_text("Two systems, 30 examples.")
+    expect(page.locator("#compare-note")).to_contain_text("paired bootstrap, 1000 resamples, seed 12345; 30 examples")
+    expect(page.locator("#compare-signature")).to_contain_text("|test:bootstrap|n:1000|seed:12345|")
+    _shoot(page, "compare")
+
+
+def test_the_compare_tab_follows_its_test_settings_and_example(page) -> None:
+    _compare_tab(page)
+    page.locator("#compare-test label", has_text="randomization").click()
+    expect(page.locator("#compare-note")).to_contain_text("approximate randomization, 10000 trials, seed 12345")
+    assert _compare_cells(page) == _want(test="randomization")
+    page.locator("#compare-level label", has_text="arg").click()  # the compare tab's own settings
+    expect(page.locator("#compare-signature")).to_contain_text("level:arg|")
+    expect(page.locator("#compare-table tr.tc-row").nth(1)).to_contain_text(_want(test="randomization", level="arg")[1][1])
+    assert _compare_cells(page) == _want(test="randomization", level="arg")
+    expect(page.locator("#compare-info .tc-blurb")).to_have_count(0)  # no longer the example
+    page.fill("#compare-seed input", "7")
+    page.locator("#compare-seed input").press("Enter")
+    expect(page.locator("#compare-note")).to_contain_text("seed 7;")
+    assert _compare_cells(page) == _want(test="randomization", level="arg", seed=7)
+    page.click("#preset-compare")  # back to the example, scored at once
+    expect(page.locator("#compare-note")).to_contain_text("paired bootstrap, 1000 resamples, seed 12345")
+    expect(page.locator("#compare-info")).to_contain_text("Two systems, 30 examples.")
+    assert _compare_cells(page) == _want()
+    _open_accordion(page, "Reproduce this comparison (Python, command line)")
+    expect(page.locator("#compare-cli .cm-content")).to_contain_text("cat > baseline.jsonl <<'EOF'")  # lines in view
+    expect(page.locator("#compare-python .cm-content")).to_contain_text("baseline = [")
+
+
+def test_bad_compare_input_shows_a_readable_error(page) -> None:
+    _compare_tab(page)
+    page.fill("#compare-new textarea", '["[f()]"]')
+    error = page.locator("#compare-message #error-box")
+    expect(error).to_contain_text("compare: system 'new' has 1 predictions for 30 references")
+    expect(page.locator("#compare-table")).to_have_count(0)
+    assert "Traceback" not in page.content()
+
+
+def test_the_compare_tab_is_readable_on_a_phone(context, app_url: str) -> None:
+    pg = _open(context, app_url, width=390)
+    try:
+        _compare_tab(pg)
+        expect(pg.locator("#compare-table")).to_be_visible()
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 392
+        cell = pg.locator("#compare-table tr.tc-row").nth(1).locator("td").nth(4).bounding_box()
+        assert cell is not None and cell["x"] + cell["width"] <= 392
+        _shoot(pg, "compare-mobile")
+    finally:
+        pg.close()
+
+
 # --------------------------------------------------------------------------- mobile
 
 

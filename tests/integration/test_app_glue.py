@@ -8,6 +8,7 @@ the app itself computes nothing, it only calls ``ToolCallMetric.compute`` and sh
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -22,12 +23,15 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 pytest.importorskip("gradio", reason="the app needs gradio (pip install -e .[app])")
 
 app = load_app()
+#: The page's values: three boxes and the settings (:class:`app.Inputs`).
+N = len(app.Inputs().values())
 
 
 def run(pred: str, ref: str, tools: str = "", level: str = "call", **settings: str):
     """``app.run`` with default settings unless given."""
     values = {
         "matching": "greedy",
+        "order": "any",
         "canonicalizer": "default",
         "name_canonicalizer": "exact",
         "prediction_format": "auto",
@@ -52,7 +56,17 @@ PRESET_EXPECTED = {
     "weighted": (1 / 11, 1, 10, 10, 0.0),  # delete_account weighs 10: 2*1 / (2*1 + 10 + 10)
     "hermes": (0.8, 4, 1, 1, 0.0),  # arg level: 2 names + city + unit (default) agree; timezone wrong
     "corpus": (2 / 3, 1, 0, 1, 0.5),  # SPEC §9 corpus: micro 2/3, never the mean 0.5
+    "turns": (2 / 3, 2, 1, 1, 0.0),  # order="turns": cat made a turn early pairs with nothing
 }
+
+
+def test_the_multi_turn_preset_pairs_calls_within_their_turns() -> None:
+    inputs = app.PRESETS["turns"].inputs
+    assert inputs.order == "turns"
+    result = app.score_inputs(*inputs.values())
+    assert result["turn_exact_match"] == 1 / 3 and "|order:turns|" in result["signature"]
+    assert result["details"][0]["first_failed_turn"] == 1
+    assert [(t["fp"], t["fn"]) for t in result["details"][0]["turns"]] == [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
 
 
 def test_every_preset_has_an_expectation() -> None:
@@ -62,14 +76,14 @@ def test_every_preset_has_an_expectation() -> None:
 @pytest.mark.parametrize("key", list(PRESET_EXPECTED))
 def test_preset_scores(key: str) -> None:
     values = app.preset_values(key)
-    assert len(values) == 10  # nine inputs and the blurb
-    result = app.score_inputs(*values[:9])
+    assert len(values) == N + 1 == 11  # three boxes, seven settings and the blurb
+    result = app.score_inputs(*values[:N])
     f1, tp, fp, fn, em = PRESET_EXPECTED[key]
     assert result["f1"] == pytest.approx(f1)
     assert (result["tp"], result["fp"], result["fn"]) == (tp, fp, fn)
     assert result["exact_match"] == em
     assert result["num_parse_errors"] == 0
-    assert app.matching_preset(app.Inputs.of(*values[:9])) == key
+    assert app.matching_preset(app.Inputs.of(*values[:N])) == key
 
 
 def test_greedy_preset_is_perfect_with_optimal_matching() -> None:
@@ -82,8 +96,8 @@ def test_greedy_preset_is_perfect_with_optimal_matching() -> None:
 
 def test_preset_click_returns_its_inputs_and_its_result() -> None:
     out = app.on_preset("weighted", False, False)
-    assert out[:9] == app.PRESETS["weighted"].inputs.values()
-    blurb, message, scores = out[9:12]
+    assert out[:N] == app.PRESETS["weighted"].inputs.values()
+    blurb, message, scores = out[N:N + 3]
     assert "Weighted destructive tool." in blurb and message == ""
     assert '<div class="tc-value">0.0909</div>' in scores
 
@@ -508,8 +522,9 @@ HOSTILE = [
     pytest.param(("[f(a='x')]", "[f(a='x')]", _deep_any_of(5000)), id="anyOf-5000"),
     pytest.param((None, "[f()]", ""), id="none-predictions"),
     pytest.param(("[f()]", None, None), id="none-references-and-tools"),
-    pytest.param((None,) * 9, id="every-box-none"),
-    pytest.param(("[f()]", "[f()]", "", "call", None, None, "nonsense", "auto", "auto"), id="none-settings"),
+    pytest.param((None,) * N, id="every-box-none"),
+    pytest.param(("[f()]", "[f()]", "", "call", None, None, None, "nonsense", "auto", "auto"), id="none-settings"),
+    pytest.param(("[f()]", "[f()]", "", "call", "greedy", "sideways"), id="unknown-order"),
     pytest.param(("[f()]", "[f()]", "5"), id="tools-a-number"),
     pytest.param(("[f()]", "[f()]", '[{"name": "f", "parameters": {"$ref": "#"}}]'), id="self-reference"),
 ]
@@ -519,13 +534,13 @@ HOSTILE = [
 def test_run_never_raises_and_the_page_can_send_the_outputs(values: tuple) -> None:
     """issue 11: app.run, documented never to raise, raised on a lone surrogate, a deep anyOf
     and a None box. Every output is also valid UTF-8 (the browser's JSON needs it)."""
-    values = tuple(values) + ("call", "greedy", "default", "exact", "auto", "auto")[len(values) - 3:]
-    view = app.run(*values[:9])
+    values = tuple(values) + app.Inputs().values()[len(values):]
+    view = app.run(*values[:N])
     assert (view.result is None) == ('id="error-box"' in view.message)
-    outputs = app.on_change(*values[:9], False, True)
+    outputs = app.on_change(*values[:N], False, True)
     for out in outputs[:8]:
         out.encode("utf-8")  # no lone surrogate reaches the browser
-    api = app.score_api(*[v if v is not None else "" for v in values[:9]])
+    api = app.score_api(**{k: "" if v is None else v for k, v in zip([f.name for f in dataclasses.fields(app.Inputs)], values[:N])})
     json.dumps(api, ensure_ascii=False).encode("utf-8")
 
 
@@ -568,3 +583,223 @@ def test_a_corpus_of_20_examples_shows_the_core_interval() -> None:
     assert f'<div class="tc-ci" id="ci-f1">95% interval [{round(lo, 4)}, {round(hi, 4)}]</div>' in app.scores_html(result)
     small = app.score_inputs(json.dumps(preds[:19]), json.dumps(refs[:19]))
     assert "ci" not in small and "tc-ci" not in app.scores_html(small)
+
+
+# --------------------------------------------------------------------------- order (issue 22)
+
+
+def test_the_order_choice_is_the_metric_s_own() -> None:
+    """The page offers what ``Settings.allowed("order")`` names (``turns`` appears with it), in
+    the settings after matching, as the signature orders them."""
+    import toolcall_f1
+
+    assert [f.name for f in dataclasses.fields(app.Inputs)][3:6] == ["level", "matching", "order"]
+    blocks = app.build_demo()
+    radio = next(b for b in blocks.blocks.values() if getattr(b, "elem_id", None) == "order")
+    assert [c[0] for c in radio.choices] == list(toolcall_f1.Settings.allowed("order")) and radio.value == "any"
+    assert radio.info.split(" · ")[:2] == ["any: calls pair in any order", "strict: pairs keep the gold order"]
+    assert len(radio.info.split(" · ")) == len(toolcall_f1.Settings.allowed("order"))  # a note per offered order
+
+
+def test_order_strict_is_passed_to_the_metric_and_shown_in_the_signature() -> None:
+    """Two right calls in the wrong order: a multiset under ``any`` (F1 1), one order-keeping pair
+    under ``strict`` (TP 1, FP 1, FN 1: F1 0.5, SPEC §6b)."""
+    import toolcall_f1
+
+    any_ = run("[b(), a()]", "[a(), b()]")
+    strict = run("[b(), a()]", "[a(), b()]", order="strict")
+    assert any_.result["f1"] == 1.0 and "order:any" in any_.result["signature"]
+    want = toolcall_f1.ToolCallMetric(order="strict").compute(["[b(), a()]"], ["[a(), b()]"], per_tool=True,
+                                                              return_details=True)
+    assert strict.result == want and (strict.result["tp"], strict.result["fp"], strict.result["fn"]) == (1, 1, 1)
+    assert "order:strict" in app.scores_html(strict.result)
+    assert "order='strict'" in app.python_snippet(strict.inputs) and "--order strict" in app.cli_snippet(strict.inputs)
+    assert app.score_api("[b(), a()]", "[a(), b()]", order="strict")["f1"] == 0.5
+    assert "order" in _text(run("[f()]", "[f()]", order="sideways").message)
+
+
+@pytest.mark.slow
+def test_order_strict_is_the_command_line_s_number(tmp_path) -> None:
+    """The page's CLI snippet under ``order="strict"``: the command line gives the page's number."""
+    inputs = app.Inputs("[b(), a()]", "[a(), b()]", order="strict")
+    script = app.cli_snippet(inputs).replace("toolcall-f1 score", f"{sys.executable} -m toolcall_f1 score")
+    done = subprocess.run(["bash", "-c", script + " --format json"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    out, page = json.loads(done.stdout), app.run(*inputs.values()).result
+    assert (out["f1"], out["signature"]) == (page["f1"], page["signature"]) == (0.5, out["signature"])
+    assert "order:strict" in out["signature"]
+
+
+# --------------------------------------------------------------------------- compare two systems (issue 23)
+
+
+def _example_data() -> tuple[list, list, list]:
+    data = json.loads((app.DATA / "compare.json").read_text(encoding="utf-8"))
+    return data["inputs"]["predictions"], data["new"], data["inputs"]["references"]
+
+
+@pytest.mark.parametrize(
+    ("test", "n_resamples", "seed", "settings"),
+    [("bootstrap", None, 12345, {}), ("randomization", 2000, 7, {"level": "arg"}),
+     ("bootstrap", 300, 1, {"matching": "optimal", "order": "strict"})],
+    ids=["example", "randomization-arg", "strict"],
+)
+def test_the_compare_tab_gives_compare_s_dict(test: str, n_resamples: int | None, seed: int, settings: dict) -> None:
+    """The compare tab's numbers are ``toolcall_f1.compare()``'s, exactly (the same dict)."""
+    import toolcall_f1
+
+    base, new, refs = _example_data()
+    c = dataclasses.replace(app.COMPARE_EXAMPLE, test=test, n_resamples=n_resamples, seed=seed,
+                            inputs=dataclasses.replace(app.COMPARE_EXAMPLE.inputs, **settings))
+    got = app.compare_inputs(*c.values())
+    want = toolcall_f1.compare({"baseline": base, "new": new}, refs, test=test, n_resamples=n_resamples, seed=seed,
+                               **settings)
+    assert got == want and list(got) == ["baseline", "new"]
+    table = app.compare_html(got, c.test, c.n_resamples, c.seed, len(refs))
+    assert re.findall(r'<td data-label="F1">([^<]*)<', table) == [f"{r['f1']:.4f}" for r in want.values()]
+    assert f'data-label="Δ F1">{want["new"]["delta"]:+.4f}<' in table
+    assert html_unescape(re.search(r'id="compare-signature">([^<]*)<', table)[1]) == want["new"]["signature"]
+
+
+def html_unescape(text: str) -> str:
+    import html
+
+    return html.unescape(text)
+
+
+def test_the_bundled_example_shows_an_interval_and_a_real_difference() -> None:
+    """30 examples (past INTERVAL_FROM): baseline F1 0.6316, new 0.8814, Δ +0.2498, p 0.018 < 0.05,
+    as its blurb says; at argument level Δ +0.1588, p 0.004 (the blurb's other numbers)."""
+    base, new, refs = _example_data()
+    assert len(base) == len(new) == len(refs) == 30 >= app.INTERVAL_FROM
+    blurb, message, table, _, _ = app.on_compare(*app.COMPARE_EXAMPLE.values())
+    assert "Two systems, 30 examples." in blurb and message == ""
+    rows = re.findall(r'<tr class="tc-row([^"]*)">(.*?)</tr>', table)
+    cells = [re.findall(r'<td data-label="[^"]*">([^<]*)</td>', r) for _, r in rows]
+    assert cells == [["baseline", "0.6316", "[0.4643, 0.7843]", "—", "—"],
+                     ["new", "0.8814", "[0.7451, 0.9818]", "+0.2498", "0.0180 *"]]
+    assert [mark for mark, _ in rows] == ["", " tc-significant"]  # the significant row is marked
+    assert "paired bootstrap, 1000 resamples, seed 12345; 30 examples" in table
+    for number in ("0.6316", "0.8814", "+0.2498", "p = 0.018", "+0.1588", "p = 0.004"):
+        assert number in blurb
+    arg = app.compare_inputs(*dataclasses.replace(app.COMPARE_EXAMPLE, inputs=dataclasses.replace(
+        app.COMPARE_EXAMPLE.inputs, level="arg")).values())
+    assert (round(arg["new"]["delta"], 4), round(arg["new"]["p_value"], 3)) == (0.1588, 0.004)
+
+
+def test_the_table_is_the_command_line_s(tmp_path) -> None:
+    """``toolcall-f1 compare`` on the boxes written as JSONL files: the same numbers, and its
+    table's cells are the page's (systems named by their files there)."""
+    from toolcall_f1.cli import main, render_comparison
+
+    c = dataclasses.replace(app.COMPARE_EXAMPLE, test="randomization", n_resamples=500, seed=3)
+    page = app.compare_inputs(*c.values())
+    paths = []
+    for name, values in zip(("baseline", "new", "refs"), _example_data()):
+        paths.append(tmp_path / f"{name}.jsonl")
+        paths[-1].write_text("".join(json.dumps(v) + "\n" for v in values), encoding="utf-8")
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["compare", "-r", str(paths[2]), str(paths[0]), str(paths[1]), "--test", "randomization",
+                     "--n-resamples", "500", "--seed", "3", "-o", "json"]) == 0
+    cli = json.loads(out.getvalue())
+    assert list(cli.values()) == json.loads(json.dumps(list(page.values())))
+    text = render_comparison(page).splitlines()[1:]
+    table = app.compare_html(page, c.test, c.n_resamples, c.seed, 30)
+    for line, (_, row) in zip(text, re.findall(r'<tr class="tc-row([^"]*)">(.*?)</tr>', table), strict=True):
+        cells = re.findall(r'<td data-label="[^"]*">([^<]*)</td>', row)
+        assert line.split() == " ".join(cells).split()
+
+
+def test_the_test_choices_and_their_defaults_are_compare_s() -> None:
+    from toolcall_f1.resampling import TESTS
+
+    assert {k: v[1] for k, v in app.COMPARE_TEXT["tests"].items()} == TESTS
+    assert app.Comparison().test == "bootstrap" and app.Comparison().seed == 12345
+
+
+@pytest.mark.parametrize(
+    ("values", "needle"),
+    [
+        (("[f()]", "bootstrap", None, 1, '["[f()]", "[g()]"]', '["[f()]", "[g()]"]'),
+         "compare: system 'new' has 1 predictions for 2 references"),
+        (("[f()]", "bootstrap", -5, 1, "[f()]", "[f()]"), "n_resamples: expected a positive integer, got -5"),
+        (("[f()]", "bootstrap", 10**9, 1, "[f()]", "[f()]"), "Resamples / trials: at most 100,000 here, got 1,000,000,000"),
+        (("[f()]", "sideways", None, 1, "[f()]", "[f()]"), "test: unknown value 'sideways'"),
+        (("[f()]", "bootstrap", None, 1, "[f()]", "[f("), "references[0]"),
+        (("[f()]", "bootstrap", None, 1, "[f()]", "[f()]", "[{"), "Tool schemas: invalid JSON"),
+        (('[[{"name": "f", "arguments": {"x": 1, "x": 2}}]]', "bootstrap", None, 1, "[f()]", "[f()]"),
+         "New system, line 1: duplicate key 'x'"),
+    ],
+    ids=["lengths", "negative-resamples", "too-many-resamples", "unknown-test", "bad-reference", "bad-tools", "duplicate-key"],
+)
+def test_bad_compare_input_is_a_readable_error(values: tuple, needle: str) -> None:
+    _, result, message = app.run_compare(*values)
+    assert result is None and 'id="error-box"' in message and needle in _text(message)
+    _, message2, table, _, shell = app.on_compare(*values)
+    assert table == "" and message2 == message and "toolcall-f1 compare" in shell
+
+
+def test_too_few_examples_are_warned_about_on_the_page() -> None:
+    """compare() warns below 10 units (the bootstrap's p sits at its floor): the page shows it."""
+    _, result, message = app.run_compare("[g()]", "bootstrap", None, 1, "[f()]", "[f()]")
+    assert result is not None and 'id="compare-warning"' in message and "too few for a paired test" in message
+    assert app.run_compare(*app.COMPARE_EXAMPLE.values())[2] == ""
+
+
+def test_only_the_metric_s_warnings_reach_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another library's warning is not the reader's business: warned as usual, not shown."""
+    import warnings
+
+    real = app.toolcall_f1.compare
+
+    def noisy(*args, **kwargs):
+        warnings.warn("someone else's", UserWarning, stacklevel=2)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app.toolcall_f1, "compare", noisy)
+    with pytest.warns(UserWarning, match="someone else's"):
+        _, result, message = app.run_compare(*app.COMPARE_EXAMPLE.values())
+    assert result is not None and message == ""
+
+
+def test_the_blurb_shows_only_while_the_example_is_unchanged() -> None:
+    changed = dataclasses.replace(app.COMPARE_EXAMPLE, seed=4)
+    assert app.on_compare(*changed.values())[0] == ""
+    assert "Two systems, 30 examples." in app.on_compare(*app.COMPARE_EXAMPLE.values())[0]
+
+
+def test_the_python_snippet_reproduces_the_comparison() -> None:
+    c = dataclasses.replace(app.COMPARE_EXAMPLE, test="randomization", n_resamples=400,
+                            inputs=dataclasses.replace(app.COMPARE_EXAMPLE.inputs, level="arg"))
+    python, shell = app.compare_snippets(c)
+    namespace: dict = {}
+    exec(compile(python.replace("print(", "(lambda *a: None)("), "<snippet>", "exec"), namespace)  # our own code
+    assert namespace["result"] == app.compare_inputs(*c.values())
+    assert shell.endswith("toolcall-f1 compare --references references.jsonl baseline.jsonl new.jsonl "
+                          "--test randomization --n-resamples 400 --seed 12345 --level arg")
+
+
+@pytest.mark.slow
+def test_the_shell_snippet_reproduces_the_comparison(tmp_path) -> None:
+    c = dataclasses.replace(app.COMPARE_EXAMPLE, seed=9)
+    script = app.compare_snippets(c)[1].replace("toolcall-f1 compare", f"{sys.executable} -m toolcall_f1 compare")
+    done = subprocess.run(["bash", "-c", script + " -o json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert list(json.loads(done.stdout).values()) == list(app.compare_inputs(*c.values()).values())
+
+
+def test_the_compare_tab_has_the_elements_the_browser_test_uses() -> None:
+    blocks = app.build_demo()
+    ids = {getattr(b, "elem_id", None) for b in blocks.blocks.values()}
+    expected = {"score-tab", "compare-tab", "preset-compare", "compare-info", "compare-predictions", "compare-new",
+                "compare-references", "compare-tools", "compare-test", "compare-n-resamples", "compare-seed",
+                "compare-run", "compare-message", "compare-result", "compare-python", "compare-cli"}
+    expected |= {f"compare-{name.replace('_', '-')}" for name in app.Inputs().settings(changed=False)}
+    assert expected <= ids
+    result = next(b for b in blocks.blocks.values() if getattr(b, "elem_id", None) == "compare-result")
+    assert "0.0180 *" in result.value  # scored at build time: the tab shows its example on arrival

@@ -372,6 +372,16 @@ def test_prediction_parse_errors_are_counted_unless_raise(
     assert f"{p}:2: prediction: " in err and "arithmetic" in err
 
 
+def test_a_parse_error_in_a_turn_names_the_line_and_the_turn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write_jsonl(tmp_path / "p.jsonl", [["[f()]", "[g(a=1+1)]"]])
+    r = write_jsonl(tmp_path / "r.jsonl", [{"turns": [[c("f")], [c("g", a=2)]]}])
+    assert main(["score", "-p", str(p), "-r", str(r), "--order", "turns", "--on-parse-error", "raise"]) == 2
+    err = capsys.readouterr().err
+    assert f"{p}:1: prediction: turn 1: " in err and "arithmetic" in err
+
+
 def test_mismatched_line_counts_name_both_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = write_jsonl(tmp_path / "p.jsonl", [[]] * 3)
     r = tmp_path / "r.jsonl"

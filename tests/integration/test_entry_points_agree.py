@@ -221,3 +221,137 @@ def test_json_text_giving_a_key_two_values_names_the_example_everywhere(
     assert "twice.jsonl:1: duplicate key 'name' in the tools field" in err
     assert "twice.jsonl:2: duplicate key 'calls' in the reference" in err
     assert "twice.jsonl:3: reference: json: duplicate key 'calls' with different values" in err
+
+
+#: order="strict" and order="turns" (SPEC §5b) through every entry point: per order, the
+#: predictions and references (under "turns": conversations, the predictions one entry per turn —
+#: lists, BFCL's call strings, JSON text — and a reference as JSON text)
+ORDERED: dict[str, tuple[list[Any], list[Any]]] = {
+    "strict": (["[a(), b(x=1), c()]", "[f(x=1), f(x=2)]", "[g()]"],
+               [[{"name": "b", "arguments": {"x": 1}}, {"name": "a", "arguments": {}}], "[f(x=2), f(x=1)]",
+                [{"name": "g", "arguments": {}}]]),
+    "turns": ([[["f(a=1)"], ["g(b=2)"]], [["g(b=2)"], ["f(a=1)"]], json.dumps([["f(a=1)"]]),
+               [["f(a=1)"], "[g(b=3)]", ["h()"]]],
+              [{"turns": [["f(a=1)"], ["g(b=2)"]]}, {"turns": [["f(a=1)"], ["g(b=2)"]]},
+               json.dumps({"turns": [["f(a=1)"], ["g(b=2)"]], "tools": []}),
+               {"turns": [[{"name": "f", "arguments": {"a": 1}}], "[g(b=2)]"]}]),
+}
+
+
+class _CharTokenizer:
+    """One id per character (0 pads): any text, JSON of a list of turns too, decodes as given."""
+
+    pad_token_id = 0
+
+    def batch_decode(self, rows: Any, skip_special_tokens: bool = True) -> list[str]:
+        return ["".join(chr(i) for i in row if i > 0) for row in rows]
+
+
+def _char_ids(texts: list[str]) -> Any:
+    width = max(map(len, texts))
+    return np.array([[ord(c) for c in t] + [-100] * (width - len(t)) for t in texts])
+
+
+@pytest.mark.parametrize("order", list(ORDERED))
+@pytest.mark.parametrize("level", ["call", "arg"])
+def test_every_entry_point_gives_the_core_numbers_under_each_order(
+        order: str, level: str, module: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from toolcall_f1.trainer import make_compute_metrics
+
+    preds, refs = ORDERED[order]
+    numbers = [*NUMBERS, "superset_match", "subset_match", "call_decision", "signature"]
+    numbers += ["turn_exact_match"] if order == "turns" else []
+    want = ToolCallMetric(level, order=order).compute(preds, refs, per_tool=True)
+    if order == "strict":
+        assert want["f1"] < ToolCallMetric(level).compute(preds, refs)["f1"]
+    else:
+        assert (want["tp"], want["exact_match"], want["turn_exact_match"]) == (
+            {"call": 4.0, "arg": 9.0}[level], 0.25, 0.5)
+    via_evaluate = module.compute(predictions=preds, references=refs, level=level, order=order, per_tool=True)
+    path = tmp_path / "ordered.jsonl"
+    path.write_text("".join(json.dumps({"prediction": p, "reference": r}) + "\n" for p, r in zip(preds, refs)))
+    capsys.readouterr()
+    assert main(["score", "--input", str(path), "-o", "json", "--no-progress", "--level", level, "--order", order,
+                 "--per-tool"]) == 0
+    via_cli = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    texts = [p if isinstance(p, str) else json.dumps(p) for p in preds]  # what a model generates: text
+    helper = make_compute_metrics(_CharTokenizer(), strip_prompt="none", references=refs, level=level, order=order,
+                                  per_tool=True)
+    helper((_char_ids(texts), _char_ids(texts)))
+    results = {"evaluate": via_evaluate, "cli": via_cli, "trainer": helper.last_result}
+    if order == "turns":  # labels decoded: a conversation's JSON text is the reference
+        labels = [r if isinstance(r, str) else json.dumps(r) for r in refs]
+        decoded = make_compute_metrics(_CharTokenizer(), strip_prompt="none", level=level, order=order, per_tool=True)
+        decoded((_char_ids(texts), _char_ids(labels)))
+        results["trainer, labels"] = decoded.last_result
+    for name, got in results.items():
+        assert {k: got[k] for k in numbers} == {k: want[k] for k in numbers}, name
+        assert got["per_tool"] == want["per_tool"], name
+    rewards = ToolCallReward(level, order=order)(prompts=["p"] * len(preds), completions=preds, reference=refs)
+    assert rewards == [ToolCallMetric(level, order=order)(p, r).f1 for p, r in zip(preds, refs)]
+
+
+#: Argument rules (SPEC §6b): every entry point gives the core's numbers for the same rules.
+RULE_PREDS = ["[f(x=1.004, rid='a', tags=['b', 'a'])]", "[f(x=2, rid='b', tags=['a'])]", "[g(n=3)]"]
+RULE_REFS: list[Any] = ["[f(x=1.0, rid='z', tags=['a', 'b'])]", "[f(x=2.5, rid='y', tags=['a'])]", "[g(n=4)]"]
+RULES = {"f": {"x": {"abs_tol": 0.01}, "rid": "ignore", "tags": "unordered"}, "g": {"*": {"rel_tol": 0.3}}}
+
+
+def test_every_entry_point_gives_the_core_numbers_under_rules(module: Any, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    numbers = (*NUMBERS, "signature")
+    for level in ("call", "arg"):
+        want = ToolCallMetric(level, rules=RULES).compute(RULE_PREDS, RULE_REFS)
+        assert want["exact_match"] == 2 / 3 and ToolCallMetric(level).compute(RULE_PREDS, RULE_REFS)["exact_match"] == 0
+        assert "|rules:" in want["signature"]
+        given = ToolCallMetric(level).compute(RULE_PREDS, RULE_REFS, rules=RULES)
+        via_evaluate = module.compute(predictions=RULE_PREDS, references=RULE_REFS, level=level, rules=RULES)
+        path = tmp_path / "run.jsonl"
+        path.write_text("".join(json.dumps({"prediction": p, "reference": r}) + "\n" for p, r in zip(RULE_PREDS, RULE_REFS)))
+        rules_file = tmp_path / "rules.json"
+        rules_file.write_text(json.dumps(RULES))
+        via_cli = []
+        for rules_option in (json.dumps(RULES), str(rules_file)):
+            capsys.readouterr()
+            assert main(["score", "--input", str(path), "-o", "json", "--no-progress", "--level", level,
+                         "--rules", rules_option]) == 0
+            via_cli.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
+        for got in (given, via_evaluate, *via_cli):
+            assert {k: got[k] for k in numbers} == {k: want[k] for k in numbers}
+        rewards = ToolCallReward(level, rules=RULES)(prompts=["p"] * 3, completions=RULE_PREDS, reference=RULE_REFS)
+        assert rewards == [ToolCallMetric(level, rules=RULES)(p, r).f1 for p, r in zip(RULE_PREDS, RULE_REFS)]
+        assert rewards[:2] != [ToolCallMetric(level)(p, r).f1 for p, r in zip(RULE_PREDS[:2], RULE_REFS[:2])]
+
+
+def test_a_callable_rule_gives_one_number_where_an_entry_point_can_carry_it(module: Any) -> None:
+    """A callable cannot be written on the command line; every Python entry point takes it."""
+    rules = {"f": {"x": lambda p, g: abs(p - g) <= 0.5}, "g": {"n": lambda p, g: p % 2 == g % 2}}
+    want = ToolCallMetric("arg", rules=rules).compute(RULE_PREDS, RULE_REFS)
+    assert (want["tp"], want["fp"], want["fn"]) == (6.0, 4.0, 4.0)  # x agrees twice (2 vs 2.5 too); n's parity not
+    via_evaluate = module.compute(predictions=RULE_PREDS, references=RULE_REFS, level="arg", rules=rules)
+    assert {k: via_evaluate[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}
+    rewards = ToolCallReward("arg", rules=rules)(prompts=["p"] * 3, completions=RULE_PREDS, reference=RULE_REFS)
+    assert rewards == [ToolCallMetric("arg", rules=rules)(p, r).f1 for p, r in zip(RULE_PREDS, RULE_REFS)]
+    assert rewards == [0.5, 0.75, 0.5]
+
+
+def test_the_trainer_helper_gives_the_core_numbers_under_rules() -> None:
+    pytest.importorskip("transformers")
+    from toolcall_f1.trainer import make_compute_metrics
+
+    from .tiny_models import word_tokenizer
+
+    preds = [" ".join(p) for p in RULE_PREDS]  # one character a word: the tiny tokenizer's vocabulary
+    tok = word_tokenizer({w for t in preds for w in t.split()})
+    rows = [list(tok(t)["input_ids"]) for t in preds]
+    width = max(map(len, rows))
+    pad = np.array([r + [-100] * (width - len(r)) for r in rows])
+    decoded = tok.batch_decode([[i for i in r if i >= 0] for r in pad.tolist()], skip_special_tokens=True)
+    want = ToolCallMetric("arg", rules=RULES).compute(decoded, RULE_REFS)
+    for rules_given in ({"rules": RULES}, {}):
+        metric = ToolCallMetric("arg", rules=RULES) if not rules_given else ToolCallMetric("arg")
+        got = make_compute_metrics(tok, strip_prompt="none", references=RULE_REFS, metric=metric,
+                                   **rules_given)((pad, pad))
+        assert {k: got[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}
+    got = make_compute_metrics(tok, strip_prompt="none", references=RULE_REFS, level="arg", rules=RULES)((pad, pad))
+    assert {k: got[k] for k in NUMBERS} == {k: want[k] for k in NUMBERS}

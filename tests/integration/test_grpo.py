@@ -16,7 +16,7 @@ datasets = pytest.importorskip("datasets")
 trl = pytest.importorskip("trl")
 
 from toolcall_f1 import ToolCallMetric  # noqa: E402
-from toolcall_f1.rewards import ToolCallReward  # noqa: E402
+from toolcall_f1.rewards import COMPONENTS, ToolCallReward, components  # noqa: E402
 
 from .tiny_models import tiny_gpt2, word_tokenizer  # noqa: E402
 
@@ -111,3 +111,35 @@ def test_grpo_trainer_two_steps(tmp_path: Any, one_thread: None, conversational:
         assert entry["rewards/toolcall_arg_f1/mean"] == pytest.approx(sum(call["rewards"]) / 4, abs=1e-6)
         if "log_metric" in call["trl_kwargs"]:  # TRL passes it since early 2026 (huggingface/trl#5233)
             assert "toolcall_arg_f1/parse_error_rate" in entry
+            # every component, as the batch's own scores give it (TRL logs it as a float32)
+            texts = tk.batch_decode(call["completion_ids"], skip_special_tokens=True)
+            want = components([metric(t, ref) for t, ref in zip(texts, call["columns"]["reference"])])
+            for key in COMPONENTS:
+                assert entry[f"toolcall_arg_f1/{key}"] == pytest.approx(want[key], abs=1e-6), key
+
+
+@pytest.mark.slow
+def test_grpo_with_the_binary_reward(tmp_path: Any, one_thread: None) -> None:
+    """reward="exact" (Tool-N1's binary reward) in a real run: 1.0 exactly when the completion is
+    exactly right, and its components logged beside it."""
+    tk = word_tokenizer(WORDS, padding_side="left")
+    train = datasets.Dataset.from_list([{"prompt": p, "reference": ref, "tools": json.dumps(TOOLS)}
+                                        for p, ref in EXAMPLES])
+    reward = RecordingReward(reward="exact")
+    args = trl.GRPOConfig(
+        output_dir=str(tmp_path / "out"), per_device_train_batch_size=4, num_generations=2,
+        max_completion_length=8, max_steps=1, learning_rate=1e-3, beta=0.0, logging_steps=1,
+        report_to=[], use_cpu=True, bf16=False, gradient_checkpointing=False, save_strategy="no", disable_tqdm=True,
+        dataloader_num_workers=0, seed=0,
+    )
+    trainer = trl.GRPOTrainer(model=tiny_gpt2(tk, n_embd=16), reward_funcs=[reward], args=args, train_dataset=train,
+                              processing_class=tk)
+    trainer.train()
+    (call,) = reward.calls
+    metric = ToolCallMetric(tools=TOOLS)
+    scores = [metric(text, ref) for text, ref in zip(call["completions"], call["columns"]["reference"])]
+    assert call["rewards"] == [1.0 if s.exact else 0.0 for s in scores]
+    (entry,) = [h for h in trainer.state.log_history if "rewards/toolcall_call_exact/mean" in h]
+    want = components(scores)
+    for key in COMPONENTS:
+        assert entry[f"toolcall_call_exact/{key}"] == pytest.approx(want[key], abs=1e-6), key

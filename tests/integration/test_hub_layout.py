@@ -162,11 +162,11 @@ def _requirements() -> list[str]:
 
 def test_the_space_pushes_the_files_the_app_reads() -> None:
     """app.py reads its presets, labels, markup, help and style from ``app_data/`` beside it
-    (its ``DATA``): every file there must be pushed, and the app must name each one it reads."""
+    (its ``DATA``): every file there must be pushed, and the app's modules must name each one they read."""
     pushed = set(_pushed_files())
     data = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "app_data").iterdir())
     assert data and set(data) <= pushed, sorted(set(data) - pushed)
-    app_text = (ROOT / "app.py").read_text(encoding="utf-8")
+    app_text = "".join(path.read_text(encoding="utf-8") for path in ROOT.glob("app*.py"))  # app.py, app_render.py
     assert [name for name in data if f'"{name.removeprefix("app_data/")}"' not in app_text] == []
 
 

@@ -134,11 +134,11 @@ def test_many_tools_in_one_long_example() -> None:
 
 
 def test_the_setting_is_checked_and_named_in_the_signature() -> None:
-    with pytest.raises(ValueError, match=r"^order: unknown value 'sorted'; expected one of 'any', 'strict'$"):
+    with pytest.raises(ValueError, match=r"^order: unknown value 'sorted'; expected one of 'any', 'strict', 'turns'$"):
         Settings(order="sorted")
     with pytest.raises(ValueError, match=r"^order: unknown value 'sorted'"):
         ToolCallMetric(order="sorted")
-    assert Settings.allowed("order") == ("any", "strict")
+    assert Settings.allowed("order") == ("any", "strict", "turns")
     assert Settings().order == "any" and ToolCallMetric(order="strict").order == "strict"
     assert "|match:greedy|order:strict|canon:" in ToolCallMetric(order="strict").signature()
     assert "|match:optimal|order:any|canon:" in ToolCallMetric(matching="optimal").signature()

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from toolcall_f1 import ToolCallMetric
-from toolcall_f1.rewards import SCORES, ToolCallReward
+from toolcall_f1.rewards import COMPONENTS, SCORES, ToolCallReward, components
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -149,7 +149,9 @@ def test_parse_error_earns_parse_error_reward(reference: Any) -> None:
     reward = ToolCallReward(parse_error_reward=-0.5)
     got = trl_call(reward, [*BROKEN, "[f(x=1)]"], logs, reference=reference)
     assert got == [-0.5] * len(BROKEN) + [1.0 if reference else 0.0]
-    assert logs.metrics == [("toolcall_call_f1/parse_error_rate", len(BROKEN) / (len(BROKEN) + 1))]
+    logged = dict(logs.metrics)
+    assert [name for name, _ in logs.metrics] == [f"toolcall_call_f1/{key}" for key in COMPONENTS]
+    assert logged["toolcall_call_f1/parse_error_rate"] == len(BROKEN) / (len(BROKEN) + 1)
     assert logs.extra == []
 
 
@@ -452,3 +454,70 @@ def test_rows_with_numpy_values_are_never_keyed_by_their_raw_bytes():
     big = [{"name": "f", "arguments": {"x": np.int64(4607182418800017408)}}]
     reward = ToolCallReward("arg")
     assert reward(prompts=["p", "p"], completions=["[f(x=1.0)]"] * 2, reference=[one, big]) == [1.0, 0.5]
+
+
+# -- reward="exact" | "f1" and the logged components (issue 24, TRL) ---------------------------
+
+
+def test_exact_is_tool_n1s_binary_reward() -> None:
+    """1.0 only when every gold call is paired exactly and nothing else is called."""
+    ref = "[f(x=1), g(y=2)]"
+    completions = ["[g(y=2), f(x=1)]", "[f(x=1)]", "[f(x=1), g(y=2), h()]", "[f(x=1), g(y=3)]", "[f(x=1), g(y=2)"]
+    assert trl_call(ToolCallReward(reward="exact"), completions, reference=ref) == [1.0, 0.0, 0.0, 0.0, 0.0]
+    partial = trl_call(ToolCallReward(reward="f1"), completions, reference=ref)
+    assert partial == [1.0, 2 / 3, 0.8, 0.5, 0.0]  # ToolRL's partial credit, on the same completions
+    assert ToolCallReward(reward="exact").__name__ == "toolcall_call_exact"
+
+
+def test_score_is_rewards_former_name() -> None:
+    assert trl_call(ToolCallReward(score="exact"), ["[f(), g()]"], reference="[f()]") == [0.0]
+    assert ToolCallReward("arg", score="recall").__name__ == "toolcall_arg_recall"
+    with pytest.raises(ValueError, match="score is reward's former name; give one"):
+        ToolCallReward(reward="exact", score="recall")
+    with pytest.raises(ValueError, match="score: unknown value 'bleu'"):
+        ToolCallReward(score="bleu")
+    restored = pickle.loads(pickle.dumps(ToolCallReward("arg", reward="exact", parse_error_reward=-1.0)))
+    assert (restored.level, restored.reward, restored.__name__) == ("arg", "exact", "toolcall_arg_exact")
+
+
+def test_logged_components_show_call_inflation_and_format_gaming() -> None:
+    """A batch that inflates its calls and games the format: the reward's components say so,
+    and they are the batch's micro counts (compute() over the same completions)."""
+    tools = json.dumps(WEATHER_TOOLS)
+    ref = "[get_weather(city='Paris')]"
+    completions = [
+        "[get_weather(city='Paris')]",
+        "[get_weather(city='Paris'), get_weather(city='Rome'), get_weather(city='Oslo')]",  # inflation
+        "[get_weather(city='Paris', mood='happy'), get_time()]",  # an undeclared argument and tool
+        "<tool_call>{\"name\": \"get_weather\"",  # cut off: a parse error
+    ]
+    logs = Logs()
+    rewards = trl_call(ToolCallReward(name="r"), completions, logs, reference=ref, tools=tools)
+    logged = dict(logs.metrics)
+    assert sorted(logged) == sorted(f"r/{key}" for key in COMPONENTS)
+    whole = ToolCallMetric(tools=WEATHER_TOOLS).compute(completions, [ref] * 4)
+    assert logged["r/precision"] == whole["precision"] == 2 / 6  # tp 1+1, fp 0+2+2, fn 0+0+1+1
+    assert logged["r/recall"] == whole["recall"] == 2 / 4
+    assert logged["r/f1"] == whole["f1"]
+    assert logged["r/exact_match"] == whole["exact_match"] == 0.25
+    assert logged["r/parse_error_rate"] == whole["num_parse_errors"] / 4 == 0.25
+    assert logged["r/extra_calls"] == (0 + 2 + 1 + 0) / 4  # a wrong pair is no extra call: unpaired ones only
+    assert logged["r/hallucinated_tools"] == 1 / 4 and logged["r/hallucinated_args"] == 1 / 4
+    assert rewards[0] == 1.0 and rewards[3] == 0.0
+
+
+def test_components_of_one_score_are_that_example() -> None:
+    m = ToolCallMetric("arg")
+    s = m("[f(x=1, y=2), g()]", "[f(x=1, y=3)]")
+    got = components([s])
+    assert (got["precision"], got["recall"], got["f1"]) == (s.precision, s.recall, s.f1)
+    assert got["exact_match"] == 0.0 and got["extra_calls"] == 1.0 and got["parse_error_rate"] == 0.0
+    assert components([m("[f(x=1, y=3)]", "[f(x=1, y=3)]")])["exact_match"] == 1.0
+
+
+def test_judge_returns_each_rows_score_and_checks_lengths() -> None:
+    rewards, scores = ToolCallReward("arg").judge(["[f(x=1)]", "[f(x=1)]", "[]"], ["[f(x=1)]"] * 3)
+    assert rewards == [1.0, 1.0, 0.0] and scores[0] is scores[1]  # identical rows are scored once
+    assert [(s.tp, s.fp, s.fn) for s in scores] == [(2.0, 0.0, 0.0), (2.0, 0.0, 0.0), (0.0, 0.0, 2.0)]
+    with pytest.raises(ValueError, match=r"expected one reference \(and tools value\) per completion \(2\), got 1"):
+        ToolCallReward().judge(["[f()]", "[f()]"], ["[f()]"])

@@ -47,7 +47,7 @@ def test_every_field_refuses_a_bad_value_with_the_same_text_everywhere(
         assert str(caught.value).startswith(message)
 
 
-@pytest.mark.parametrize("name", [n for n in Settings.names() if n not in ("tools", "weights")])
+@pytest.mark.parametrize("name", [n for n in Settings.names() if n not in ("tools", "weights", "rules")])
 def test_allowed_names_are_accepted_and_listed_in_the_error(name: str) -> None:
     allowed = Settings.allowed(name)
     assert allowed and all(getattr(Settings(**{name: v}), name) == v for v in allowed)
@@ -174,8 +174,9 @@ def test_call_keywords_change_a_copy_and_lay_tools_over_the_metrics() -> None:
 
 def test_names_and_output_options() -> None:
     assert Settings.names() == ("level", "matching", "order", "canonicalizer", "name_canonicalizer", "prediction_format",
-                                "reference_format", "on_parse_error", "tools", "weights")
-    assert Settings.names(per_call=True) == ("order", "prediction_format", "reference_format", "tools", "weights")
+                                "reference_format", "on_parse_error", "tools", "weights", "rules")
+    assert Settings.names(per_call=True) == ("order", "prediction_format", "reference_format", "tools", "weights",
+                                             "rules")
     assert not set(OUTPUT_OPTIONS) & set(Settings.names())
 
 
