@@ -1,7 +1,7 @@
 """Benchmark 2: BFCL-style records, our throughput beside BFCL's own decode-and-check.
 
-The records are the conformance cases (``../shared/conformance/bfcl_python.jsonl``, else the
-bundled sample): Python-syntax predictions, BFCL possible answers, per-record schemas. Every
+The records are the conformance cases (the file ``TOOLCALL_F1_BFCL_CONFORMANCE`` names, as the
+conformance test reads it, else ``../shared/conformance/bfcl_python.jsonl``, else the bundled sample): Python-syntax predictions, BFCL possible answers, per-record schemas. Every
 column scores the same records in the same process:
 
 - ours through the core API (``ToolCallMetric.compute`` with ``{"calls", "tools"}``
@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import common
@@ -182,13 +184,25 @@ def _table(columns: list[tuple[str, float | None, str]], n: int, numbers: dict[s
                   "time vs ast.parse alone", "verdicts"], rows)
 
 
+def _records(limit: int | None) -> tuple[list[dict[str, Any]], Path]:
+    """The conformance records: the file ``TOOLCALL_F1_BFCL_CONFORMANCE`` names (as the
+    conformance test reads it), else :func:`common.conformance_records`'s."""
+    named = os.environ.get("TOOLCALL_F1_BFCL_CONFORMANCE")
+    if not named:
+        return common.conformance_records(limit)
+    path = Path(named)
+    with path.open(encoding="utf-8") as fh:
+        records = [json.loads(line) for line in fh if line.strip()]
+    return (records[:limit] if limit else records), path
+
+
 def run(records_limit: int | None = None, repeat: int = 5, evaluate: bool = True) -> dict[str, Any]:
     """Time every column on the same records; print and return the tables and the numbers.
 
     Also on the first record of every BFCL entry alone (no two records share a tool set
     there, so no per-tool-set cache can help), with cold caches for every run.
     """
-    records, path = common.conformance_records(records_limit)
+    records, path = _records(records_limit)
     check, baseline = load_bfcl_checker()
     columns, numbers = _columns(records, repeat, evaluate, check, baseline)
     numbers.update(source=path.name, baseline=baseline)

@@ -167,20 +167,19 @@ class AnyOf:
     def __init__(self, *values: Any, optional: bool = False) -> None:
         if not values:
             raise ValueError("AnyOf: at least one accepted value is needed")
-        self._fill(values, bool(optional))
+        _set(self, "values", values)
+        _set(self, "optional", bool(optional))
+        _set(self, "plain", _NESTED.isdisjoint(map(type, values)))
 
     @classmethod
     def _of(cls, values: tuple[Any, ...], optional: bool) -> AnyOf:
         """``AnyOf(*values, optional=optional)`` for a reader that has checked ``optional`` (a
         bool); ``values`` may be empty (BFCL's empty list of accepted values accepts nothing)."""
         accepted = _new(cls)
-        accepted._fill(values, optional)
+        _set(accepted, "values", values)
+        _set(accepted, "optional", optional)
+        _set(accepted, "plain", _NESTED.isdisjoint(map(type, values)))
         return accepted
-
-    def _fill(self, values: tuple[Any, ...], optional: bool) -> None:
-        _set(self, "values", values)
-        _set(self, "optional", optional)
-        _set(self, "plain", _NESTED.isdisjoint(map(type, values)))
 
     def __repr__(self) -> str:
         inner = ", ".join(repr(v) for v in self.values)
@@ -234,20 +233,6 @@ _NOT_CALLER_ROLES = frozenset({"user", "system", "developer", "tool", "ipython",
 _KINDS = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
 
 
-class _Budget:
-    """Characters left to read in one input (:data:`MAX_BYTES`), spent as its values are read."""
-
-    __slots__ = ("left",)
-
-    def __init__(self) -> None:
-        self.left = MAX_BYTES
-
-    def spend(self, n: int, fmt: str) -> None:
-        self.left -= n
-        if self.left < 0:
-            raise ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=fmt)
-
-
 def normalize_value(value: Any, *, fmt: str = "structured", gold: bool = False) -> Any:
     """Check that ``value`` is JSON data and return it with tuples turned into lists.
 
@@ -269,7 +254,7 @@ def normalize_value(value: Any, *, fmt: str = "structured", gold: bool = False) 
     ...
     toolcall_f1.calls.ToolCallParseError: structured: a set is not a JSON value
     """
-    return _Reader(fmt, gold, _Budget()).value(value, 0)
+    return _Reader(fmt, gold).value(value, 0)
 
 
 def coerce_structured(
@@ -299,17 +284,27 @@ def coerce_structured(
     ...
     toolcall_f1.calls.ToolCallParseError: structured: expected a call, got int 42
     """
-    return _Reader(fmt, gold, _Budget(), parse_text).calls(obj, 0)
+    return _Reader(fmt, gold, None, parse_text).calls(obj, 0)
 
 
 class _Reader:
     """One structured input being read within one size budget: :meth:`calls` recognises the
-    call shapes, :meth:`value` checks the arguments' values as JSON data."""
+    call shapes, :meth:`value` checks the arguments' values as JSON data. ``left``: the
+    characters left to read in the input (:data:`MAX_BYTES`), a one-item list that the readers
+    of its parts share, spent as its values are read (:meth:`spend`)."""
 
-    __slots__ = ("budget", "fmt", "gold", "parse_text")
+    __slots__ = ("fmt", "gold", "left", "parse_text")
 
-    def __init__(self, fmt: str, gold: bool, budget: _Budget, parse_text: TextParser | None = None) -> None:
-        self.fmt, self.gold, self.budget, self.parse_text = fmt, gold, budget, parse_text
+    def __init__(self, fmt: str, gold: bool, left: list[int] | None = None, parse_text: TextParser | None = None,
+                 ) -> None:
+        self.fmt, self.gold, self.parse_text = fmt, gold, parse_text
+        self.left = [MAX_BYTES] if left is None else left
+
+    def spend(self, n: int) -> None:
+        left = self.left
+        left[0] -= n
+        if left[0] < 0:
+            raise ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=self.fmt)
 
     def error(self, message: str, snippet: str | None = None) -> ToolCallParseError:
         return ToolCallParseError(message, format=self.fmt, snippet=snippet)
@@ -372,7 +367,7 @@ class _Reader:
         if "tool_calls" in obj:  # an assistant message's: a list of structured calls, never text
             held = plain_json(obj["tool_calls"])
             if held is None or isinstance(held, (list, tuple)):
-                return _Reader(self.fmt, self.gold, self.budget).calls(held, depth + 1)
+                return _Reader(self.fmt, self.gold, self.left).calls(held, depth + 1)
             if "role" in obj:
                 raise self.error("'tool_calls' must be a list")
         if kind == "tool_use":
@@ -384,7 +379,7 @@ class _Reader:
             content = obj["content"]
             if isinstance(content, str):
                 return self.parse_text(content) if self.parse_text is not None else []
-            return _Reader(self.fmt, self.gold, self.budget).calls(content, depth + 1)
+            return _Reader(self.fmt, self.gold, self.left).calls(content, depth + 1)
         return [self.call_object(obj)]
 
     def message(self, obj: Mapping[str, Any], depth: int) -> list[Call]:
@@ -400,7 +395,7 @@ class _Reader:
         if held is not None and not isinstance(held, (list, tuple)):
             raise self.error("'tool_calls' must be a list")
         if held:
-            return _Reader(self.fmt, self.gold, self.budget).calls(held, depth + 1)
+            return _Reader(self.fmt, self.gold, self.left).calls(held, depth + 1)
         legacy = obj.get("function_call")
         if legacy is not None:
             if not isinstance(legacy, Mapping):
@@ -413,7 +408,7 @@ class _Reader:
             content = "\n".join(b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str))
         if isinstance(content, str):
             return self.parse_text(content) if self.parse_text is not None and content else []
-        return _Reader(self.fmt, self.gold, self.budget).calls(content, depth + 1)
+        return _Reader(self.fmt, self.gold, self.left).calls(content, depth + 1)
 
     def call_object(self, obj: Mapping[str, Any]) -> Call:
         """``{"name", "arguments" | "parameters" | "input" | "args"}``, a bare ``{"name"}``, or
@@ -456,22 +451,22 @@ class _Reader:
             raise self.error(f"nested deeper than {MAX_DEPTH} levels")
         t = type(value)  # the exact types the text readers produce come first
         if t is str:
-            self.budget.spend(len(value) + 2, self.fmt)
+            self.spend(len(value) + 2)
             return value
         if t is dict:
             return self.json_object(value, depth)
         if t is list:
-            self.budget.spend(2, self.fmt)
+            self.spend(2)
             return [self.value(v, depth + 1) for v in value]
         return self.other(value, depth)
 
     def other(self, value: Any, depth: int) -> Any:
         """:meth:`value` of anything but an exact ``str``, ``dict`` or ``list``."""
         if value is None or isinstance(value, bool):
-            self.budget.spend(4, self.fmt)
+            self.spend(4)
             return None if value is None else bool(value)
         if isinstance(value, int):
-            self.budget.spend(8, self.fmt)
+            self.spend(8)
             if not -_INT_LIMIT < value < _INT_LIMIT:
                 digits = f"more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits)"
                 raise self.error(f"an integer of {digits} is not read")
@@ -479,7 +474,7 @@ class _Reader:
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise self.error(f"non-finite number {value!r}")
-            self.budget.spend(8, self.fmt)
+            self.spend(8)
             return float(value)
         if isinstance(value, str):  # a subclass, such as numpy's str_
             return self.value(str(value), depth)
@@ -490,7 +485,7 @@ class _Reader:
         if isinstance(value, AnyOf):
             return self.accepted(value, depth)
         if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-            self.budget.spend(8 * getattr(value, "size", 1), self.fmt)  # an array's size is checked first
+            self.spend(8 * getattr(value, "size", 1))  # an array's size is checked first
             return self.value(plain_json(value), depth)
         kind = _KINDS.get(type(value), f"a {type(value).__name__}")
         raise self.error(f"{kind} is not a JSON value")
@@ -500,7 +495,7 @@ class _Reader:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise self.error(f"object keys must be strings, got {type(k).__name__} {k!r}")
-            self.budget.spend(len(k) + 2, self.fmt)
+            self.spend(len(k) + 2)
             out[k] = self.value(v, depth + 1)
         return out
 

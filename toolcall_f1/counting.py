@@ -300,7 +300,8 @@ class Tally:
         self.num_superset += score.superset_match
         self.num_subset += score.subset_match
         self.decisions[2 * (not score.golds) + (not score.attempted)] += 1
-        self._add_per_tool(score.per_tool)
+        if score.per_tool:
+            self._add_per_tool(score.per_tool)
         # Every call adds a field to its tool's row, so a score with calls but no rows was
         # made without them (details=False): per-tool rows would then be silently short.
         if not score.per_tool and (score.pairs or score.unmatched_pred or score.unmatched_gold):
@@ -390,7 +391,7 @@ class Tally:
                 f"per_tool=True: {self.num_without_per_tool} of {n} examples were scored with details=False, "
                 "which counts no per-tool rows; score them with details=True (the default) to report per_tool"
             )
-        tp, fp, fn = self.counts.tp, self.counts.fp, self.counts.fn
+        tp, fp, fn = self._tp / _UNIT, self._fp / _UNIT, self._fn / _UNIT  # as Counts reads them out
         p, r, f = prf(tp, fp, fn)
         out: dict[str, Any] = {
             "f1": f, "precision": p, "recall": r, "exact_match": self.num_exact / n,

@@ -304,7 +304,7 @@ def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpe
             if verdict not in FINE:
                 return INEXACT_ONLY
             continue
-        w = wspec.arg_weight(key)
+        w = wspec.arg_weights.get(key, 1.0)  # (ToolSpec.arg_weight)
         verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
         tp, fp, fn = VERDICT_COUNTS[verdict]
         agree += tp * w

@@ -64,6 +64,7 @@ class _Run(NamedTuple):
     canon: Canonicalizer  # the settings' canonicalizer, as a function
     per_tool: bool  # count per-tool rows
     details: bool  # at call level, judge each argument (not exactness alone)
+    context: tuple[ToolSet, Context]  # a tool set and what the readers need of it, made once
 
 
 def _setting(name: str) -> Any:
@@ -204,6 +205,7 @@ class ToolCallMetric:
         self._canon = resolve_canonicalizer(settings.canonicalizer)
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
         self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo, rules=settings.rules)
+        self._context = (self._toolset, Context.of(self._toolset))
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its memo (a new metric starts with an empty one)."""
@@ -225,23 +227,28 @@ class ToolCallMetric:
         tools when the call's settings make a new tool set."""
         given = {k: v for k, v in overrides.items() if v is not None}
         if not given:  # (callable rules: the computation's own memo of their answers, SPEC §6b)
-            toolset = self._toolset if not self._toolset.callable_rules else self._toolset.for_computation()
-            return _Run(self.settings, toolset, self._canon, per_tool, details)
+            if not self._toolset.callable_rules:
+                return _Run(self.settings, self._toolset, self._canon, per_tool, details, self._context)
+            toolset = self._toolset.for_computation()
+            return _Run(self.settings, toolset, self._canon, per_tool, details, (toolset, Context.of(toolset)))
         slot = _overrides_slot(given)
         hit = None if slot is None else self._memo.get(slot)
         if hit is None:
             hit = self._changed(given)
             if slot is not None:
                 self._memo.put(slot, hit)
-        settings, toolset, canon = hit
+        settings, toolset, canon, context = hit
         if warn and toolset is not self._toolset:
             warn_unknown_weights(toolset, settings.weights)
             warn_unknown_rules(toolset, settings.rules)
-        return _Run(settings, toolset if not toolset.callable_rules else toolset.for_computation(), canon, per_tool,
-                    details)
+        if toolset.callable_rules:  # (the computation's own memo of their answers, SPEC §6b)
+            toolset = toolset.for_computation()
+            context = (toolset, Context.of(toolset))
+        return _Run(settings, toolset, canon, per_tool, details, context)
 
-    def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer]:
-        """(the changed settings, their tool set, their canonicalizer) for :meth:`_run`."""
+    def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer, tuple[ToolSet, Context]]:
+        """(the changed settings, their tool set, their canonicalizer, the readers' context)
+        for :meth:`_run`."""
         settings = self.settings.replace(**{k: v for k, v in given.items() if k not in ("tools", "weights", "rules")})
         layered: dict[str, Any] = {}
         if "weights" in given:
@@ -254,7 +261,8 @@ class ToolCallMetric:
         name_fn = resolve_name_canonicalizer(settings.name_canonicalizer)
         toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo,  # the same content's
                                 rules=settings.rules)
-        return settings, toolset, resolve_canonicalizer(settings.canonicalizer)
+        context = self._context if toolset is self._toolset else (toolset, Context.of(toolset))
+        return settings, toolset, resolve_canonicalizer(settings.canonicalizer), context
 
     def signature(
         self,
@@ -329,8 +337,17 @@ class ToolCallMetric:
         toolset, digest = run.toolset, ""
         if raw_tools is not None:
             toolset, digest = self._example_toolset(raw_tools, index, run)
-        golds = self._read_gold(calls if key is not None else plain_json(calls), run.settings.reference_format, index,
-                                toolset)
+        calls = calls if key is not None else plain_json(calls)
+        fmt = run.settings.reference_format
+        made, ctx = run.context  # the call's tool set's readers' context, made once
+        try:
+            if fmt == "bfcl":
+                golds = bfcl_gold_plain(calls, _where(index))
+            else:
+                read = read_any(calls, fmt, ctx if toolset is made else _reader_context(toolset), gold=True)
+                golds = [GoldCall.from_call(c) for c in read]
+        except ToolCallParseError as err:
+            raise err.located(_where(index), index) from None
         if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
@@ -361,26 +378,18 @@ class ToolCallMetric:
             self._memo.put(slot, (toolset, digest))
         return toolset, digest
 
-    def _read_gold(self, calls: Any, fmt: str, index: int | None, toolset: ToolSet) -> list[GoldCall]:
-        """Gold calls from a reference's calls (free of numpy values)."""
-        try:
-            if fmt == "bfcl":
-                return bfcl_gold_plain(calls, _where(index))
-            return [GoldCall.from_call(c) for c in read_any(calls, fmt, _reader_context(toolset), gold=True)]
-        except ToolCallParseError as err:
-            raise err.located(_where(index), index) from None
-
     def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None, mode: str,
-                         entry: int | None = None) -> tuple[list[Call], str | None]:
+                         entry: int | None = None, ctx: Context | None = None) -> tuple[list[Call], str | None]:
         """A prediction (or its ``entry``: a turn, under ``order="turns"``) → (calls, the parse
         error's message or None); with ``"raise"`` it raises. A :class:`ToolCallParseError`
-        given as the prediction (stored by the adapter) is that error."""
+        given as the prediction (stored by the adapter) is that error. ``ctx``: the tool set's
+        :class:`~toolcall_f1.parsing.Context`, when made already."""
         if type(prediction) is not str and isinstance(prediction, str):
             prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
         try:
             if isinstance(prediction, ToolCallParseError):
                 raise prediction
-            return read_any(prediction, fmt, _reader_context(toolset)), None
+            return read_any(prediction, fmt, _reader_context(toolset) if ctx is None else ctx), None
         except ToolCallParseError as err:
             return [], self._unreadable(err, index, mode, entry)
 
@@ -468,26 +477,25 @@ class ToolCallMetric:
         if run.settings.order == "turns":
             return self._score_turns(pred, gold, index, run)
         golds, toolset, digest = self._read_reference(gold, index, run)
-        mode = run.settings.on_parse_error
-        preds, error = self._read_prediction(pred, toolset, run.settings.prediction_format, index, mode)
+        settings = run.settings
+        mode = settings.on_parse_error
+        made, ctx = run.context  # the call's tool set's readers' context, made once
+        preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode,
+                                             ctx=ctx if toolset is made else None)
+        options: dict[str, Any] = dict(
+            level=settings.level, matching=settings.matching, order=settings.order, canon=run.canon,
+            fill_defaults=settings.reference_format != "bfcl", tools_digest=digest, per_tool_counts=run.per_tool,
+            details=run.details,
+        )
         try:
-            score = self._count(preds, golds, toolset, error, digest, run)
+            score = count_example(preds, golds, toolset, parse_error=error, **options)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
-            return self._count([], golds, toolset, self._unreadable(err, index, mode), digest, run)
+            return count_example([], golds, toolset, parse_error=self._unreadable(err, index, mode), **options)
         except (ArgumentRuleError, ArgumentRuleTypeError) as err:  # an argument rule failed: name the example
             raise err.located("example" if index is None else f"example {index}") from err.__cause__
-        if error is not None and run.settings.prediction_format != "auto" and _no_call_text(pred, toolset):
+        if error is not None and settings.prediction_format != "auto" and _no_call_text(pred, toolset):
             score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt to call
         return score
-
-    def _count(self, preds: list[Call], golds: list[GoldCall], toolset: ToolSet, error: str | None, digest: str,
-               run: _Run) -> Score:
-        return count_example(
-            preds, golds, toolset, level=run.settings.level, matching=run.settings.matching, order=run.settings.order,
-            canon=run.canon,
-            fill_defaults=run.settings.reference_format != "bfcl", parse_error=error, tools_digest=digest,
-            per_tool_counts=run.per_tool, details=run.details,
-        )
 
     # -- order="turns" (SPEC §5b) ---------------------------------------------------------
 
@@ -869,17 +877,19 @@ class StructPadding:
             return
         if type(reference).__module__ == "numpy":
             reference = plain_json(reference)
-        if isinstance(reference, Mapping):
+        if type(reference) is dict or isinstance(reference, Mapping):
             calls = reference.get("calls")
             reference = calls if isinstance(calls, (list, tuple)) else [reference]
         if not isinstance(reference, (list, tuple)):
             return
-        for call in reference:
-            if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping):
-                call = call["function"]
-            args = call.get("arguments") if isinstance(call, Mapping) else None
-            name = call.get("name") if isinstance(call, Mapping) else None
-            if not (isinstance(args, Mapping) and isinstance(name, str)):
+        for call in reference:  # (an exact dict is told from other mappings first: the common case, and fast)
+            if not (type(call) is dict or isinstance(call, Mapping)):
+                continue
+            function = call.get("function")
+            if function is not None and (type(function) is dict or isinstance(function, Mapping)):
+                call = function
+            args, name = call.get("arguments"), call.get("name")
+            if not (isinstance(name, str) and (type(args) is dict or isinstance(args, Mapping))):
                 continue
             keys = tuple(args)
             if self.keys is None:

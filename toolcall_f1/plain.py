@@ -680,8 +680,9 @@ def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:
     return key if max_bytes is None or len(key) <= max_bytes else None
 
 
-class Memo:
-    """A dict of at most ``size`` entries, emptied when full.
+class Memo(dict):  # type: ignore[type-arg]
+    """A dict of at most ``size`` entries, emptied when full: ``get`` is the dict's own, and
+    :meth:`put` remembers.
 
     Examples
     --------
@@ -692,21 +693,14 @@ class Memo:
     (True, 3)
     """
 
-    __slots__ = ("_data", "size")
+    __slots__ = ("size",)
 
     def __init__(self, size: int) -> None:
+        super().__init__()
         self.size = size
-        self._data: dict[Any, Any] = {}
-
-    def get(self, key: Any) -> Any:
-        """The value remembered for ``key``, or None."""
-        return self._data.get(key)
 
     def put(self, key: Any, value: Any) -> None:
         """Remember ``value`` for ``key`` (emptying the memo first when it is full)."""
-        if len(self._data) >= self.size:
-            self._data.clear()
-        self._data[key] = value
-
-    def __len__(self) -> int:
-        return len(self._data)
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value

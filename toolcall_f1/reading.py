@@ -844,17 +844,19 @@ _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
 # where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
 
 
-def _next_hint(text: str, pos: int, nxt: NextFinder, spaced: bool = True) -> int:
+def _next_hint(text: str, pos: int, nxt: NextFinder | None, spaced: bool = True) -> int:
     """Where a call could begin at or after ``pos`` — a ``{``, a fence, or a ``(`` after a
     name (``f(``, ``f (``) — or -1. Nothing else starts a call, so prose between hints is
     skipped. ``str.find`` per token, each ``(`` looked at once: linear, and cheap on prose.
-    ``spaced=False`` (inside prose, where a call is written ``name(``): no space before ``(``."""
+    ``spaced=False`` (inside prose, where a call is written ``name(``): no space before ``(``.
+    ``nxt`` None: one question about ``text``, asked of ``str.find`` (nothing to remember)."""
+    find = text.find if nxt is None else nxt.find
     best = -1
     for tok in ("{", "```"):
-        k = nxt.find(tok, pos)
+        k = find(tok, pos)
         if k >= 0 and (best < 0 or k < best):
             best = k
-    p = nxt.find("(", pos)
+    p = find("(", pos)
     while p >= 0 and (best < 0 or p < best):
         q = p - 1
         while q >= pos and ((spaced and text[q] in " \t") or text[q] in _INVISIBLE):
@@ -1268,7 +1270,7 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
         lead += len(t) - len(unticked)
         t = unticked.rstrip().rstrip("`")
     t = t.rstrip()
-    if not t or t == "[]" or _next_hint(t, 0, NextFinder(t)) < 0:
+    if not t or t == "[]" or _next_hint(t, 0, None) < 0:
         return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
     try:
         return _read_plain_stripped(t, ctx)

@@ -1,13 +1,13 @@
 """One example's counts: its :class:`Score` and :func:`count_example` (SPEC §7).
 
-Matched calls become weighted TP/FP/FN here, one field at a time (:func:`_fields`); a corpus
+Matched calls become weighted TP/FP/FN here, one row of fields per pair and per unmatched call (:func:`_rows`); a corpus
 sums the scores in a :class:`~toolcall_f1.counting.Tally` (:func:`summarize`, or
 :meth:`ToolCallMetric.compute <toolcall_f1.metric.ToolCallMetric.compute>`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,11 +215,7 @@ def count_example(
         preds, golds = without_ignored(preds, golds, toolset.rules_of)
     pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
                                                           fill_defaults=fill_defaults, details=details)
-    rows = (  # each pair's fields, then each unmatched call's: _fields one row at a time, in its order
-        *(tuple(_fields(preds, golds, toolset, (pair,), (), (), level)) for pair in pairs),
-        *(tuple(_fields(preds, golds, toolset, (), (i,), (), level)) for i in unmatched_pred),
-        *(tuple(_fields(preds, golds, toolset, (), (), (j,), level)) for j in unmatched_gold),
-    )
+    rows = _rows(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level)
     fields = [f for row in rows for f in row]
     tp, fp, fn = example_sums(fields)
     undeclared = _hallucinations(shown_preds, toolset)  # (rules change no hallucination count)
@@ -239,11 +235,12 @@ def count_example(
     )
 
 
-def _fields(
+def _rows(
     preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, pairs: Sequence[tuple[int, int, PairResult]],
     unmatched_pred: Sequence[int], unmatched_gold: Sequence[int], level: str,
-) -> Iterator[tuple[str, float, str]]:
-    """Every field a matched example counts (SPEC §7), as ``(verdict, weight, tool name)``.
+) -> tuple[tuple[tuple[str, float, str], ...], ...]:
+    """Every field a matched example counts (SPEC §7), as ``(verdict, weight, tool name)``, one
+    row per pair, then per unmatched prediction, then per unmatched gold call.
 
     At call level a pair is one field of its tool weight, agreeing when the pair is exact;
     at argument level its name agrees (tool weight) and each argument has its own verdict
@@ -251,30 +248,29 @@ def _fields(
     call's (but its optional arguments) missing.
     """
     spec_of = toolset.spec_for_weights
+    arg_level = level == "arg"
+    rows: list[tuple[tuple[str, float, str], ...]] = []
     for i, j, res in pairs:
         wt = spec_of(preds[i].name).weight
         name = golds[j].name
-        if level == "call":
-            yield (AGREE if res.exact else DISAGREE), wt, name
-            continue
-        yield AGREE, wt, name
-        for v in res.verdicts:
-            yield v.verdict, wt * v.weight, name
+        if not arg_level:
+            rows.append((((AGREE if res.exact else DISAGREE), wt, name),))
+        else:
+            rows.append(((AGREE, wt, name), *[(v.verdict, wt * v.weight, name) for v in res.verdicts]))
     for i in unmatched_pred:
         call = preds[i]
         spec = spec_of(call.name)
-        yield EXTRA, spec.weight, call.name
-        if level == "arg":
-            for k in call.arguments:
-                yield EXTRA, spec.weight * spec.arg_weight(k), call.name
+        weights = spec.arg_weights
+        rows.append(((EXTRA, spec.weight, call.name),
+                     *[(EXTRA, spec.weight * weights.get(k, 1.0), call.name) for k in call.arguments if arg_level]))
     for j in unmatched_gold:
         gold = golds[j]
         spec = spec_of(gold.name)
-        yield MISSING, spec.weight, gold.name
-        if level == "arg":
-            for k, accepted in gold.arguments.items():
-                if not accepted.optional:
-                    yield MISSING, spec.weight * spec.arg_weight(k), gold.name
+        weights = spec.arg_weights
+        rows.append(((MISSING, spec.weight, gold.name),
+                     *[(MISSING, spec.weight * weights.get(k, 1.0), gold.name)
+                       for k, accepted in gold.arguments.items() if arg_level and not accepted.optional]))
+    return tuple(rows)
 
 
 def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dict[str, Counts]:

@@ -294,6 +294,9 @@ class Settings:
     weights: Any = field(default=None, compare=False)
     rules: Any = field(default=None, compare=False)
     _content: Any = field(init=False, repr=False, default=None)  # tools and weights, as a hashable key
+    #: The signature's settings fields and its ``w:`` digest without references' own tools,
+    #: written once (:func:`_signed`).
+    _signed: tuple[str, str] = field(init=False, repr=False, compare=False, default=("", ""))
 
     def __post_init__(self) -> None:
         for name in _TABLE:
@@ -302,6 +305,7 @@ class Settings:
             if checked is not value:
                 object.__setattr__(self, name, checked)
         object.__setattr__(self, "_content", _content_of(self.tools, self.weights, self.rules))
+        object.__setattr__(self, "_signed", _signed(self))
 
     @classmethod
     def allowed(cls, name: str) -> tuple[str, ...]:
@@ -369,6 +373,7 @@ class Settings:
             raise keyword_error("Settings.replace()", name, _TABLE)
         same = new.tools is self.tools and new.weights is self.weights and new.rules is self.rules
         object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights, new.rules))
+        object.__setattr__(new, "_signed", _signed(new))
         return new
 
     def signature(self, example_tools_digests: Iterable[str] = (), extra: Sequence[str] = ()) -> str:
@@ -387,11 +392,20 @@ class Settings:
         'rules:f777dc44'
         """
         digests = sorted({d for d in example_tools_digests if d})
-        fields = [f"{rule.abbr}:{rule.show(getattr(self, name))}" for name, rule in _TABLE.items()
-                  if rule.abbr and (getattr(self, name) or not rule.omit_empty)]
-        weighed = bool(self.tools or self.weights or digests)
-        return "|".join([*fields, f"w:{digest([self.tools, self.weights, digests]) if weighed else 'none'}",
-                         *extra, f"v:{VERSION}"])
+        fields, weighed = self._signed
+        if digests:
+            weighed = digest([self.tools, self.weights, digests])
+        return "|".join([fields, f"w:{weighed}", *extra, f"v:{VERSION}"])
+
+
+def _signed(settings: Settings) -> tuple[str, str]:
+    """What :meth:`Settings.signature` writes of the settings themselves: each field by its
+    key in the table (a field the table omits when empty only when set), and the ``w:``
+    digest of the tools and weights (``none`` without them)."""
+    fields = "|".join(f"{rule.abbr}:{rule.show(getattr(settings, name))}" for name, rule in _TABLE.items()
+                      if rule.abbr and (getattr(settings, name) or not rule.omit_empty))
+    weighed = settings.tools or settings.weights
+    return fields, digest([settings.tools, settings.weights, []]) if weighed else "none"
 
 
 def _content_of(tools: Any, weights: Any, rules: Any) -> Any:
