@@ -190,11 +190,12 @@ def _narrowest(most: int) -> Any:
     return next((kind for kind in (np.int8, np.int16, np.int32, np.int64) if most <= np.iinfo(kind).max), None)
 
 
-def _judge_blocks(group: NameGroup) -> GroupNumbers:
+def _judge_blocks(group: NameGroup, exact_alone: bool = False) -> GroupNumbers:
     """Every pair of a large group judged for its numbers (:func:`~toolcall_f1.judge.judge_group`),
     a block of predictions at a time, and held compactly: the counts in the narrowest integer
     dtype that holds any of them (1 byte per count for ordinary weights), so an 8,000 × 8,000
-    group is 256 MB, not 1.6 GB. Read it through :func:`_widen`."""
+    group is 256 MB, not 1.6 GB; ``exact_alone`` (nothing but exactness is read): the counts
+    are zeros that take no memory. Read it through :func:`_widen`."""
     preds, golds, units = group.preds, group.golds, group.weight_units()
     keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
     most = max(map(max, VERDICT_COUNTS.values())) * sum(units[group.wspec.arg_weight(k)] for k in keys)
@@ -202,12 +203,14 @@ def _judge_blocks(group: NameGroup) -> GroupNumbers:
     if kind is None:  # counts past int64: exact Python ints, judged at once
         return judge_group(preds, golds, group.tool, group.wspec, group.canon, group.fill_defaults, units)
     n, m = len(preds), len(golds)
-    exact, counts = np.empty((n, m), dtype=bool), [np.empty((n, m), dtype=kind) for _ in range(3)]
+    exact = np.empty((n, m), dtype=bool)
+    counts = [np.broadcast_to(np.int8(0), (n, m)) if exact_alone else np.empty((n, m), dtype=kind) for _ in range(3)]
     for rows in _row_blocks(n, m):
         block = judge_group(preds[rows], golds, group.tool, group.wspec, group.canon, group.fill_defaults, units)
         exact[rows] = block.exact
         for whole, part in zip(counts, (block.tp, block.fp, block.fn)):
-            whole[rows] = part
+            if not exact_alone:
+                whole[rows] = part
     return GroupNumbers(exact, *counts)
 
 
@@ -319,7 +322,7 @@ class Cost:
 
     #: The most entries of exact rows kept as ``int64`` (a quarter of it as Python ints): the
     #: negative-cycle search reads the same rows again and again.
-    row_cache = 1 << 24
+    row_cache = 1 << 22
 
     def __init__(self, parts: Parts | Sequence[Any], factors: Sequence[int]) -> None:
         self.parts = parts if isinstance(parts, Parts) else Parts.of(parts)
@@ -1046,7 +1049,7 @@ class Matcher:
         # 1. judge every candidate pair
         solver = SOLVERS[self.matching]
         light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
-        numbers, results = self._judge_candidates(group, light)
+        numbers, results = self._judge_candidates(group, light, self.level in solver.reads_only_exact)
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
         if results and self.forced_exact and solver.takes_forced_exact(self.level, n, m):
@@ -1058,13 +1061,15 @@ class Matcher:
         # 4. judge the chosen pairs
         return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
 
-    def _judge_candidates(self, group: NameGroup, light: bool) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
+    def _judge_candidates(self, group: NameGroup, light: bool, exact_read: bool = False,
+                          ) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
         """Step 1: every candidate pair of a group judged — a large group by value keys, for
-        its numbers (``results`` empty), else each pair itself (``numbers`` None; ``light``:
-        for its exactness alone)."""
+        its numbers (``results`` empty; ``exact_read``: the solver reads their exactness
+        alone, and no count is kept), else each pair itself (``numbers`` None; ``light``: for
+        its exactness alone)."""
         n, m = len(group.preds), len(group.golds)
         if self.keyed and n * m >= self.large_from:
-            return _judge_blocks(group), []
+            return _judge_blocks(group, exact_read), []
         return None, [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
 
     def assign(self, numbers: GroupNumbers, group: NameGroup) -> Pairs:

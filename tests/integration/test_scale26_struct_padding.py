@@ -48,7 +48,7 @@ def test_padding_within_one_tool_warns_once(module: Any) -> None:
     for compute in (lambda: metric.compute(ds["prediction"], ds["reference"]),
                     lambda: [s.f1 for s in metric.scores(ds["prediction"], ds["reference"])],
                     lambda: module.compute(predictions=ds["prediction"], references=ds["reference"])):
-        result, found = _arrow_warnings(compute)
+        _, found = _arrow_warnings(compute)
         assert len(found) == 1, found
         assert "datasets.Json()" in found[0] and "JSON strings" in found[0]
         assert "1 gold call(s) hold None for an argument" in found[0]
@@ -70,8 +70,8 @@ def test_the_fixes_and_unpadded_columns_raise_no_warning(module: Any) -> None:
         {"prediction": datasets.Value("string"), "reference": datasets.List(datasets.Json())}))
     same_keys = datasets.Dataset.from_list(FLOATS)  # a struct, but nothing padded and float64 kept
     for ds in (as_json, declared, same_keys):
-        for compute in (lambda: ToolCallMetric().compute(ds["prediction"], ds["reference"]),
-                        lambda: module.compute(predictions=ds["prediction"], references=ds["reference"])):
+        for compute in (lambda ds=ds: ToolCallMetric().compute(ds["prediction"], ds["reference"]),
+                        lambda ds=ds: module.compute(predictions=ds["prediction"], references=ds["reference"])):
             result, found = _arrow_warnings(compute)
             assert result["f1"] == 1.0 and found == []
     _, found = _arrow_warnings(lambda: ToolCallMetric().compute([r["prediction"] for r in ROWS],

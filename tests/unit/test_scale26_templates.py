@@ -44,8 +44,8 @@ def test_located_leaves_other_warnings_as_they_are() -> None:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with located("predictions[2]"):
-            warnings.warn("something else", ToolCallWarning)
-            warnings.warn("the template and auto differ", TemplateWarning)
+            warnings.warn("something else", ToolCallWarning, stacklevel=1)
+            warnings.warn("the template and auto differ", TemplateWarning, stacklevel=1)
     assert [(type(w.message), str(w.message)) for w in seen] == [
         (ToolCallWarning, "something else"), (TemplateWarning, "predictions[2]: the template and auto differ")]
     assert issubclass(TemplateWarning, ToolCallWarning)  # filters and pytest.warns on ToolCallWarning still match
