@@ -21,6 +21,12 @@ group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead
 pair; and where only exactness is counted, a large group's exact pairs are found through an
 index and assigned alone. :func:`match_calls` is the public entry point.
 
+A large group never holds its n² judged pairs as objects: its pairs are judged a block of
+predictions at a time (:func:`_judge_blocks`) into compact arrays (a byte per count for
+ordinary weights), and everything read from them — greedy's ranks, the optimal matcher's exact
+costs (:class:`Parts`, :class:`Cost`) — is computed block by block; only the optimal matcher's
+float64 matrix, which scipy's solver needs, is held whole (8 bytes a pair).
+
 Under ``order="strict"`` (SPEC §5b) pairs must keep both orders, across tools too, so the
 unit is the whole example: every group's candidate pairs are judged (step 1) and read as the
 optimal matcher's objective in one exact scale (step 2), one dynamic program over both
@@ -249,6 +255,7 @@ class Parts:
         return cls(shape, block, tuple(mosts))
 
     def transposed(self) -> Parts:
+        """The same parts, transposed (block by block, as they are read)."""
         return Parts(self.shape[::-1], lambda rows, cols: [p.T for p in self.block(cols, rows)], self.mosts)
 
 
@@ -335,6 +342,7 @@ class Cost:
         self._rows: dict[int, Any] = {}
 
     def transposed(self) -> Cost:
+        """The transposed cost (its parts transposed as they are read)."""
         return Cost(self.parts.transposed(), self.factors)
 
     def block(self, rows: slice, cols: slice = slice(None), kind: Any = object) -> Any:

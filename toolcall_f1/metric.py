@@ -775,7 +775,9 @@ class StructPadding:
         self.set_keys: dict[str, set[str]] = {}  # tool → the keys its calls give a value (not None)
         self.tool = self.key = ""  # what found() found
         #: ``(struct, float32 fields)`` of the references' Arrow type (:meth:`arrow_struct`).
-        self.struct, self.float32 = self.arrow_struct(references)
+        self.struct, self.float32 = (self.arrow_struct(references) if type(references).__module__.startswith("datasets")
+                                     else (False, []))
+        self.across = False  # what found() found: the rule across tools
         self.nulls = 0  # gold arguments holding None (counted where the type is a struct)
 
     @staticmethod
@@ -813,7 +815,7 @@ class StructPadding:
             return
         for reference in references:
             padding.see(reference)
-        if padding.found() and not padding.found_across():
+        if padding.found() and not padding.across:
             warnings.warn(padding.message(), ToolCallWarning, stacklevel=stacklevel + 1)
 
     def see(self, reference: Any) -> None:
@@ -849,26 +851,20 @@ class StructPadding:
                 given.update([k for k, v in args.items() if v is not None])
 
     def found(self) -> bool:
-        """Does the corpus seen bear the mark? (Sets :attr:`tool` and :attr:`key` for the rule
-        across tools.)"""
-        return self.found_across() or self.struct and bool(self.nulls or self.float32)
-
-    def found_across(self) -> bool:
-        """The rule across tools alone (sets :attr:`tool` and :attr:`key`)."""
-        if not self.uniform or self.keys is None or len(self.set_keys) < 2:
-            return False
-        set_anywhere: set[str] = set().union(*self.set_keys.values())
-        for tool, given in self.set_keys.items():
-            for key in self.keys:
-                if key not in given and key in set_anywhere:
-                    self.tool, self.key = tool, key
-                    return True
-        return False
+        """Does the corpus seen bear the mark? (Sets :attr:`across` when the rule across tools
+        holds, with its :attr:`tool` and :attr:`key`.)"""
+        if self.uniform and self.keys is not None and len(self.set_keys) >= 2:
+            set_anywhere: set[str] = set().union(*self.set_keys.values())
+            for tool, given in self.set_keys.items():
+                for key in self.keys:
+                    if not self.across and key not in given and key in set_anywhere:
+                        self.tool, self.key, self.across = tool, key, True
+        return self.across or self.struct and bool(self.nulls or self.float32)
 
     def message(self) -> str:
-        """The warning, naming what was seen and the fix."""
-        fix = ("Store references as JSON strings (json.dumps) or declare the column datasets.Json().")
-        if self.found_across():
+        """The warning, naming what was seen (after :meth:`found`) and the fix."""
+        fix = "Store references as JSON strings (json.dumps) or declare the column datasets.Json()."
+        if self.across:
             n = len(self.keys or ())
             return (f"the references look like a datasets (Arrow) column of dicts: every gold call's arguments carry "
                     f"the same {n} keys, and every call to {self.tool!r} holds None for {self.key!r}, which another "
