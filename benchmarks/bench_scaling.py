@@ -388,13 +388,13 @@ def run_large(sizes: list[int], timeout: float = 600.0, cap_mib: int | None = No
             return f"> {timeout:.0f} s"
         if r.get("memory_error"):
             return f"> {cap_mib} MiB (MemoryError after {r['seconds']:.1f} s)"
-        return f"{r['seconds']:.2f} s, {r['peak_mib']:.0f} MiB"
+        return f"{r['seconds']:.2f} s ({r['cpu']:.2f} CPU), {r['peak_mib']:.0f} MiB"
 
     rows = [[f"{n}×{n}", *(cell(runs[name][i]) for name in LARGE_CONFIGS)] for i, n in enumerate(sizes)]
     markdown = "\n\n".join([
         "One example, n distinct predicted × n distinct gold calls to one tool (the group of (a), half of "
         "the predictions exact copies), `compute()` without and with details (`+details`); each run in a "
-        "fresh subprocess: wall seconds and peak RSS of the process (MiB, imports included)"
+        "fresh subprocess: wall seconds (CPU seconds of the process) and peak RSS (MiB, imports included)"
         + (f", address space capped at {cap_mib} MiB" if cap_mib else "") + ".",
         table(["calls", *LARGE_CONFIGS], rows),
     ])
