@@ -327,8 +327,8 @@ class Cost:
     block: in ``int64`` where it surely fits, as a float image, or row by row in exact
     integers — so that a large group's cost is never held whole in integers."""
 
-    #: The most entries of exact rows kept as ``int64`` (a quarter of it as Python ints): the
-    #: negative-cycle search reads the same rows again and again.
+    #: The most entries of exact rows kept (8 bytes each: ``int64``, or references to the few
+    #: distinct Python ints of a row): the negative-cycle search reads the same rows again and again.
     row_cache = 1 << 22
 
     def __init__(self, parts: Parts | Sequence[Any], factors: Sequence[int]) -> None:
@@ -360,11 +360,28 @@ class Cost:
         """Row ``i`` exactly — in ``int64`` when ``bound`` fits it (differences of two entries
         then fit too), else in Python ints — kept for later reads up to :attr:`row_cache`."""
         if i not in self._rows:
-            kind = np.int64 if self.bound < 2**62 else object
-            if (len(self._rows) + 1) * self.shape[1] > (self.row_cache if kind is np.int64 else self.row_cache >> 2):
+            if (len(self._rows) + 1) * self.shape[1] > self.row_cache:
                 del self._rows[next(iter(self._rows))]  # the longest kept
-            self._rows[i] = self.block(slice(i, i + 1), kind=kind)[0]
+            self._rows[i] = self.block(slice(i, i + 1), kind=np.int64)[0] if self.bound < 2**62 else self._big_row(i)
         return self._rows[i]
+
+    def _big_row(self, i: int) -> Any:
+        """Row ``i`` in Python ints: each distinct combination of its parts (a row has few)
+        summed once in Python ints, and the row made of references to those sums."""
+        parts = self.parts.block(slice(i, i + 1), slice(None))
+        if any(p.dtype == object for p in parts):
+            return self.block(slice(i, i + 1))[0]
+        stack = np.stack([np.broadcast_to(p, (1, self.shape[1]))[0] for p in parts], axis=1)
+        # the combinations, found by a hash of each (checked: equal hashes, equal parts)
+        mix = np.random.default_rng(0).integers(1, 2**63, size=len(parts), dtype=np.uint64) | np.uint64(1)
+        _, first, where = np.unique((stack.astype(np.uint64) * mix).sum(axis=1), return_index=True,
+                                    return_inverse=True)
+        combos = stack[first]
+        if not (combos[where.ravel()] == stack).all():  # a collision: sorted whole instead
+            combos, where = np.unique(stack, axis=0, return_inverse=True)
+        sums = np.empty(len(combos), dtype=object)
+        sums[:] = [sum(int(a) * f for a, f in zip(combo, self.factors)) for combo in combos.tolist()]
+        return sums[where.ravel()]
 
     def most(self) -> int:
         """The largest magnitude of an entry (``bound`` must fit ``int64``)."""
