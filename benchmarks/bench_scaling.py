@@ -17,6 +17,9 @@
 (e) In order: the same one example under ``order="strict"`` (SPEC §5b: one dynamic program over
     both sequences of calls, O(n·m)), n = 256 and 2000, at call and argument level, details on
     and off. Each run in a fresh subprocess: wall time, peak RSS, and the log-log growth.
+(f) Large groups (issue 26 item 14): the same distinct calls, n = 1000 → 8000, at call and
+    argument level, greedy and optimal, with and without details: wall time and peak RSS of a
+    fresh process each (``--only-large`` runs this table alone; ``--memory-cap-mib`` caps each run).
 (b) N = 10k → 1M generated examples streamed through ``add_batch`` (batches of 1000) and one
     ``compute``, each size in a fresh subprocess so that its peak RSS
     (``resource.getrusage``) is its own; the RSS after the imports is subtracted.
@@ -24,7 +27,8 @@
     python benchmarks/bench_scaling.py [--max-group 512] [--stream-sizes 10000,100000,1000000]
                                        [--distinct-sizes 250,500,1000,2000] [--timeout 600]
                                        [--exact-sizes 1000,2000,4000,8000] [--exact-arg-max 2000]
-                                       [--order-sizes 256,2000]
+                                       [--order-sizes 256,2000] [--large-sizes 1000,2000,4000,8000]
+                                       [--memory-cap-mib 0] [--only-large]
 """
 
 from __future__ import annotations
@@ -331,6 +335,73 @@ def run_order(sizes: list[int], timeout: float = 600.0) -> dict[str, Any]:
     return {"markdown": markdown, "runs": runs, "slopes": slopes}
 
 
+# --------------------------------------------------------------------------- (f) large groups
+
+#: (level, matching, details) of each column of (f).
+LARGE_CONFIGS = {f"{level} {matching}{' +details' if details else ''}": (level, matching, details)
+                 for level in ("call", "arg") for matching in ("greedy", "optimal") for details in (False, True)}
+
+
+def _large_child(n: int, config: str, cap_mib: int | None) -> dict[str, Any]:
+    """One n×n group of distinct calls (the group of (a)) under one of :data:`LARGE_CONFIGS`,
+    in this process, its address space capped at ``cap_mib``: seconds and peak RSS."""
+    import resource
+
+    from toolcall_f1 import ToolCallMetric
+
+    if cap_mib:
+        resource.setrlimit(resource.RLIMIT_AS, (cap_mib << 20, cap_mib << 20))
+    level, matching, details = LARGE_CONFIGS[config]
+    pred, gold = _group(n)
+    metric = ToolCallMetric(level, matching=matching)
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        result = metric.compute([pred], [gold], return_details=details)
+    except MemoryError:
+        return {"memory_error": True, "seconds": time.perf_counter() - t0, "peak_mib": _peak_kib() / 1024}
+    return {"seconds": time.perf_counter() - t0, "cpu": time.process_time() - c0, "peak_mib": _peak_kib() / 1024,
+            "f1": result["f1"]}
+
+
+def run_large(sizes: list[int], timeout: float = 600.0, cap_mib: int | None = None) -> dict[str, Any]:
+    """Issue 26 item 14's table: n = 1000 → 8000 distinct calls to one tool, at call and
+    argument level, greedy and optimal, with and without details; each run in a fresh
+    interpreter (its peak RSS its own), stopped after ``timeout`` seconds or at ``cap_mib``."""
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in LARGE_CONFIGS}
+    for n in sizes:
+        for name in LARGE_CONFIGS:
+            try:
+                proc = subprocess.run(
+                    [sys.executable, str(Path(__file__).resolve()), "--large-child", f"{n}:{name}",
+                     "--memory-cap-mib", str(cap_mib or 0)],
+                    capture_output=True, text=True, timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+                )
+            except subprocess.TimeoutExpired:
+                runs[name].append({"timeout": True})
+                continue
+            if proc.returncode != 0:
+                raise RuntimeError(f"{n} distinct calls, {name}, failed:\n{proc.stderr[-4000:]}")
+            runs[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+    def cell(r: dict[str, Any]) -> str:
+        if r.get("timeout"):
+            return f"> {timeout:.0f} s"
+        if r.get("memory_error"):
+            return f"> {cap_mib} MiB (MemoryError after {r['seconds']:.1f} s)"
+        return f"{r['seconds']:.2f} s ({r['cpu']:.2f} CPU), {r['peak_mib']:.0f} MiB"
+
+    rows = [[f"{n}×{n}", *(cell(runs[name][i]) for name in LARGE_CONFIGS)] for i, n in enumerate(sizes)]
+    markdown = "\n\n".join([
+        "One example, n distinct predicted × n distinct gold calls to one tool (the group of (a), half of "
+        "the predictions exact copies), `compute()` without and with details (`+details`); each run in a "
+        "fresh subprocess: wall seconds (CPU seconds of the process) and peak RSS (MiB, imports included)"
+        + (f", address space capped at {cap_mib} MiB" if cap_mib else "") + ".",
+        table(["calls", *LARGE_CONFIGS], rows),
+    ])
+    print("\n== Scaling: large groups (issue 26 item 14) ==\n" + markdown, flush=True)
+    return {"markdown": markdown, "runs": runs}
+
+
 # --------------------------------------------------------------------------- (b) streaming
 
 
@@ -449,11 +520,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--exact-sizes", default="1000,2000,4000,8000")
     parser.add_argument("--exact-arg-max", type=int, default=2000)
     parser.add_argument("--order-sizes", default="256,2000")
+    parser.add_argument("--large-sizes", default="1000,2000,4000,8000")
+    parser.add_argument("--memory-cap-mib", type=int, default=0, help="cap each large-group run's address space")
+    parser.add_argument("--only-large", action="store_true", help="run (f), the large-group table, alone")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--order-child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--exact-child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--distinct-child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--large-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.large_child is not None:
+        n, config = args.large_child.split(":")
+        print(json.dumps(_large_child(int(n), config, args.memory_cap_mib or None)))
+        return
+    if args.only_large:
+        run_large([int(s) for s in args.large_sizes.split(",") if s], args.timeout, args.memory_cap_mib or None)
+        return
     if args.child is not None:
         print(json.dumps(_child(args.child, args.batch)))
         return
@@ -473,6 +555,7 @@ def main(argv: list[str] | None = None) -> None:
     run_distinct([int(s) for s in args.distinct_sizes.split(",") if s], args.timeout)
     run_exact([int(s) for s in args.exact_sizes.split(",") if s], args.exact_arg_max, args.timeout)
     run_order([int(s) for s in args.order_sizes.split(",") if s], args.timeout)
+    run_large([int(s) for s in args.large_sizes.split(",") if s], args.timeout, args.memory_cap_mib or None)
     run_stream([int(s) for s in args.stream_sizes.split(",") if s])
 
 

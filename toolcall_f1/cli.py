@@ -542,6 +542,9 @@ def _add_compare_parser(sub: Any) -> None:
                      help="read this field of each system line (default: the line's whole JSON value)")
     src.add_argument("--reference-field", metavar="NAME",
                      help="read this field of each reference line (default: the line's whole JSON value)")
+    src.add_argument("--tools-field", metavar="NAME",
+                     help="field holding per-example tool schemas (a list, or JSON text holding one), read from "
+                          "the reference line (as score's)")
     src.add_argument("--tools", metavar="FILE", help="JSON file with a list of tool schemas for every example")
     src.add_argument("--weights", metavar="FILE", help="JSON file of weight overrides")
     _add_scoring_options(cmp.add_argument_group("scoring settings (the same for every system)"))
@@ -1142,9 +1145,10 @@ def run_score(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
-def _jsonl_values(path: str, field: str | None, what: str) -> list[Any]:
-    """Every line's JSON value (or its ``field``) of a JSONL file; unusable lines are one
-    :class:`InputError` listing them."""
+def _jsonl_values(path: str, field: str | None, what: str, tools_field: str | None = None) -> list[Any]:
+    """Every line's JSON value (or its ``field``) of a JSONL file, with the line's
+    ``tools_field`` attached as its tools (as ``score --tools-field`` does); unusable lines
+    are one :class:`InputError` listing them."""
     try:
         fh = open(path, "rb")
     except OSError as err:
@@ -1155,13 +1159,16 @@ def _jsonl_values(path: str, field: str | None, what: str) -> list[Any]:
         for rec in src.records():
             if rec.error is not None:
                 problems.append(f"{src.where(rec.line)}: {what}: {rec.error}")
-            elif field is None:
-                values.append(rec.value)
-            elif isinstance(rec.value, Mapping) and field in rec.value:
-                values.append(rec.value[field])
-            else:
+            elif field is not None and not (isinstance(rec.value, Mapping) and field in rec.value):
                 found = ", ".join(map(repr, rec.value)) if isinstance(rec.value, Mapping) else "not an object"
                 problems.append(f"{src.where(rec.line)}: {what}: no field {field!r} (found: {found or 'none'})")
+            else:
+                value = rec.value if field is None else rec.value[field]
+                tools = rec.value.get(tools_field) if tools_field and isinstance(rec.value, Mapping) else None
+                try:
+                    values.append(_with_tools(src, rec, value, tools))
+                except _LineError as err:
+                    problems.append(str(err))
     if problems:
         raise InputError("\n".join(problems[:20]) + (f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""))
     return values
@@ -1193,7 +1200,7 @@ def render_comparison(result: Mapping[str, Mapping[str, Any]], *, digits: int = 
 def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     """The ``compare`` subcommand: read the files, :func:`toolcall_f1.compare`, report.
     Raises :class:`InputError`."""
-    references = _jsonl_values(args.references, args.reference_field, "reference")
+    references = _jsonl_values(args.references, args.reference_field, "reference", args.tools_field)
     systems: dict[str, list[Any]] = {}
     for path in args.systems:
         name = os.path.basename(path) if os.path.basename(path) not in systems else path

@@ -21,6 +21,12 @@ group is judged with value keys (:func:`~toolcall_f1.judge.judge_group`) instead
 pair; and where only exactness is counted, a large group's exact pairs are found through an
 index and assigned alone. :func:`match_calls` is the public entry point.
 
+A large group never holds its n² judged pairs as objects: its pairs are judged a block of
+predictions at a time (:func:`_judge_blocks`) into compact arrays (a byte per count for
+ordinary weights), and everything read from them — greedy's ranks, the optimal matcher's exact
+costs (:class:`Parts`, :class:`Cost`) — is computed block by block; only the optimal matcher's
+float64 matrix, which scipy's solver needs, is held whole (8 bytes a pair).
+
 Under ``order="strict"`` (SPEC §5b) pairs must keep both orders, across tools too, so the
 unit is the whole example: every group's candidate pairs are judged (step 1) and read as the
 optimal matcher's objective in one exact scale (step 2), one dynamic program over both
@@ -168,83 +174,235 @@ def _int_array(values: list[int]) -> Any:
 
 
 def _most(a: Any) -> int:
-    """The largest magnitude in an array (0 when empty), as a Python int."""
-    return int(np.abs(a).max()) if a.size else 0
+    """The largest magnitude in an array (0 when empty), as a Python int (no copy of the array)."""
+    return max(int(a.max()), -int(a.min())) if a.size else 0
+
+
+# --------------------------------------------------------------------------- a large group, block by block
+
+#: How many pairs a large group's matrices are read in at once (rows of ``_BLOCK // m``): a
+#: group's judged numbers are held compactly, everything computed from them block by block.
+_BLOCK = 1 << 20
+
+
+def _row_blocks(n: int, m: int) -> list[slice]:
+    """The rows of an ``n × m`` matrix in blocks of about :data:`_BLOCK` entries."""
+    step = max(1, _BLOCK // max(m, 1))
+    return [slice(a, min(a + step, n)) for a in range(0, n, step)]
+
+
+def _narrowest(most: int) -> Any:
+    """The narrowest signed integer dtype holding ``0 … most``, or None past ``int64``."""
+    return next((kind for kind in (np.int8, np.int16, np.int32, np.int64) if most <= np.iinfo(kind).max), None)
+
+
+def _judge_blocks(group: NameGroup, exact_alone: bool = False) -> GroupNumbers:
+    """Every pair of a large group judged for its numbers (:func:`~toolcall_f1.judge.judge_group`),
+    a block of predictions at a time, and held compactly: the counts in the narrowest integer
+    dtype that holds any of them (1 byte per count for ordinary weights), so an 8,000 × 8,000
+    group is 256 MB, not 1.6 GB; ``exact_alone`` (nothing but exactness is read): the counts
+    are zeros that take no memory. Read it through :func:`_widen`."""
+    preds, golds, units = group.preds, group.golds, group.weight_units()
+    keys = {k for c in preds for k in c.arguments} | {k for c in golds for k in c.arguments}
+    most = max(map(max, VERDICT_COUNTS.values())) * sum(units[group.wspec.arg_weight(k)] for k in keys)
+    kind = _narrowest(most)
+    if kind is None:  # counts past int64: exact Python ints, judged at once
+        return judge_group(preds, golds, group.tool, group.wspec, group.canon, group.fill_defaults, units)
+    n, m = len(preds), len(golds)
+    exact = np.empty((n, m), dtype=bool)
+    counts = [np.broadcast_to(np.int8(0), (n, m)) if exact_alone else np.empty((n, m), dtype=kind) for _ in range(3)]
+    for rows in _row_blocks(n, m):
+        block = judge_group(preds[rows], golds, group.tool, group.wspec, group.canon, group.fill_defaults, units)
+        exact[rows] = block.exact
+        for whole, part in zip(counts, (block.tp, block.fp, block.fn)):
+            if not exact_alone:
+                whole[rows] = part
+    return GroupNumbers(exact, *counts)
+
+
+def _widen(numbers: GroupNumbers, rows: slice = slice(None), cols: slice = slice(None)) -> GroupNumbers:
+    """A block of a group's numbers with its counts in ``int64`` (or exact Python ints), for arithmetic."""
+    def wide(a: Any) -> Any:
+        a = a[rows, cols]
+        return a if a.dtype in (np.int64, object) else a.astype(np.int64)
+
+    return GroupNumbers(numbers.exact[rows, cols], wide(numbers.tp), wide(numbers.fp), wide(numbers.fn))
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """Integer matrices of one ``shape``, given block by block — ``block(rows, cols)`` lists
+    each one's block — with each one's largest magnitude (``mosts``): a large group's cost
+    parts are computed where they are read, never held whole."""
+
+    shape: tuple[int, int]
+    block: Callable[[slice, slice], list[Any]]
+    mosts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, arrays: Sequence[Any]) -> Parts:
+        """Parts held as whole arrays."""
+        arrays = tuple(arrays)
+        return cls(arrays[0].shape, lambda rows, cols: [a[rows, cols] for a in arrays], tuple(map(_most, arrays)))
+
+    @classmethod
+    def computed(cls, shape: tuple[int, int], block: Callable[[slice, slice], list[Any]]) -> Parts:
+        """Parts computed block by block (one pass here, for their largest magnitudes)."""
+        mosts: list[int] = []
+        for rows in _row_blocks(*shape):
+            found = [_most(p) for p in block(rows, slice(None))]
+            mosts = [max(a, b) for a, b in zip(mosts, found)] if mosts else found
+        return cls(shape, block, tuple(mosts))
+
+    def transposed(self) -> Parts:
+        """The same parts, transposed (block by block, as they are read)."""
+        return Parts(self.shape[::-1], lambda rows, cols: [p.T for p in self.block(cols, rows)], self.mosts)
 
 
 # --------------------------------------------------------------------------- greedy
 
 
-def _greedy_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> tuple[Any, Any, Any]:
-    """Greedy's costs: each pair's rank, compared as a tuple — not exact first, then less
-    agreeing weight, then more errors (SPEC §6); lower is taken first."""
-    return ~numbers.exact, -numbers.tp, numbers.fp + numbers.fn
+def _greedy_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> GroupNumbers:
+    """Greedy's costs are the numbers, read block by block as each pair's rank (:func:`_rank_block`)."""
+    return numbers
 
 
-def _greedy(ranks: tuple[Any, Any, Any]) -> Pairs:
-    """Candidate pairs best-first — by rank, then lower prediction index, lower gold index —
-    each taken while both calls are free (SPEC §6)."""
-    n, m = ranks[0].shape
-    # lexsort is stable: ties keep the flat order i * m + j, i.e. (prediction, gold) index
-    order = np.lexsort(tuple(_ranks(r) for r in reversed(ranks)))
-    free_p, free_g = bytearray(b"\1") * n, bytearray(b"\1") * m
+def _rank_block(numbers: GroupNumbers, rows: slice = slice(None)) -> tuple[Any, Any, Any]:
+    """Greedy's rank of each pair of a block of rows, compared as a tuple — not exact first,
+    then less agreeing weight, then more errors (SPEC §6); lower is taken first."""
+    wide = _widen(numbers, rows)
+    return ~wide.exact, -wide.tp, wide.fp + wide.fn
+
+
+def _greedy(numbers: GroupNumbers) -> Pairs:
+    """Candidate pairs best-first — by rank (:func:`_rank_block`), then lower prediction
+    index, lower gold index — each taken while both calls are free (SPEC §6).
+
+    Block by block, each pair's rank becomes one integer key (the tuple's order kept), the
+    keys present are numbered in order, and each block's pairs are sorted stably by that
+    number (flat index order within a number); the sorted blocks, 4 bytes a pair, are then
+    walked number by number, block after block — the flat order of the whole matrix.
+    """
+    n, m = numbers.exact.shape
+    blocks = _row_blocks(n, m)
+    tp_most, err_most = _most(numbers.tp), _most(numbers.fp) + _most(numbers.fn)
+    wide = 2 * (tp_most + 1) * (err_most + 1) >= 2**62
+
+    def keys(rows: slice) -> Any:
+        inexact, less_tp, errors = _rank_block(numbers, rows)
+        inexact, less_tp, errors = (r.astype(object if wide else np.int64) for r in (inexact, less_tp, errors))
+        return ((inexact * (tp_most + 1) + (less_tp + tp_most)) * (err_most + 1) + errors).ravel()
+
+    levels = np.unique(np.concatenate([np.unique(keys(rows)) for rows in blocks]))
+    code_kind = np.int16 if len(levels) < 2**15 else np.int64  # (a stable sort of int16 is a radix sort)
+    index_kind = np.int32 if n * m < 2**31 else np.int64
+    walks = []
+    for rows in blocks:
+        codes = np.searchsorted(levels, keys(rows)).astype(code_kind)
+        edges = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(levels)))])
+        walks.append((rows.start * m, np.argsort(codes, kind="stable").astype(index_kind), edges))
+    free_p, free_g = np.ones(n, dtype=bool), np.ones(m, dtype=bool)
     pairs: Pairs = []
     limit = min(n, m)
-    for start in range(0, n * m, 1 << 16):
-        for flat in order[start : start + (1 << 16)].tolist():
-            i, j = divmod(flat, m)
-            if free_p[i] and free_g[j]:
-                free_p[i] = free_g[j] = 0
-                pairs.append((i, j))
-                if len(pairs) == limit:
-                    return sorted(pairs)
+    for level in range(len(levels)):
+        for start, order, edges in walks:
+            run = order[edges[level]:edges[level + 1]]
+            for chunk in range(0, len(run), 1 << 12):
+                i, j = np.divmod(run[chunk:chunk + (1 << 12)].astype(np.int64) + start, m)
+                open_ = free_p[i] & free_g[j]
+                for a, b in zip(i[open_].tolist(), j[open_].tolist()):
+                    if free_p[a] and free_g[b]:
+                        free_p[a] = free_g[b] = False
+                        pairs.append((a, b))
+                        if len(pairs) == limit:
+                            return sorted(pairs)
     return sorted(pairs)
-
-
-def _ranks(values: Any) -> Any:
-    """Flattened values as sortable ``int64`` (exact Python ints become their rank)."""
-    if values.dtype == object:
-        return np.unique(values.ravel(), return_inverse=True)[1].ravel()
-    return values.ravel()
 
 
 # --------------------------------------------------------------------------- optimal
 
 class Cost:
-    """An exact integer cost matrix, ``Σ part · factor``, kept as its parts (``int64`` or
-    Python-int arrays) and factors (Python ints): it is read whole as ``int64`` where it
-    surely fits, as a float image, or row by row in exact integers."""
+    """An exact integer cost matrix, ``Σ part · factor``, kept as its parts (:class:`Parts`,
+    or whole ``int64`` / Python-int arrays) and factors (Python ints), and read block by
+    block: in ``int64`` where it surely fits, as a float image, or row by row in exact
+    integers — so that a large group's cost is never held whole in integers."""
 
-    def __init__(self, parts: Sequence[Any], factors: Sequence[int]) -> None:
-        self.parts, self.factors = tuple(parts), tuple(factors)
-        self.shape = self.parts[0].shape
+    #: The most entries of exact rows kept (8 bytes each: ``int64``, or references to the few
+    #: distinct Python ints of a row): the negative-cycle search reads the same rows again and again.
+    row_cache = 1 << 22
+
+    def __init__(self, parts: Parts | Sequence[Any], factors: Sequence[int]) -> None:
+        self.parts = parts if isinstance(parts, Parts) else Parts.of(parts)
+        self.factors = tuple(factors)
+        self.shape = self.parts.shape
         #: No entry is larger in magnitude.
-        self.bound = sum(_most(p) * abs(f) for p, f in zip(self.parts, self.factors))
+        self.bound = sum(most * abs(f) for most, f in zip(self.parts.mosts, self.factors))
         #: The float image is of ``cost >> shift``: in float64 range for any weights.
         self.shift = max(0, self.bound.bit_length() - 900)
         self._rows: dict[int, Any] = {}
 
     def transposed(self) -> Cost:
-        return Cost([p.T for p in self.parts], self.factors)
+        """The transposed cost (its parts transposed as they are read)."""
+        return Cost(self.parts.transposed(), self.factors)
+
+    def block(self, rows: slice, cols: slice = slice(None), kind: Any = object) -> Any:
+        """A block of the matrix in Python ints, or in ``np.int64`` (when ``bound`` fits it)."""
+        parts = self.parts.block(rows, cols)
+        if kind is np.int64 and (any(p.dtype == object for p in parts) or any(abs(f) >= 2**63 for f in self.factors)):
+            return self.block(rows, cols, object).astype(np.int64)  # a part or factor past int64 (times 0)
+        return sum(p.astype(kind) * f for p, f in zip(parts, self.factors))
 
     def exact(self, kind: Any = object) -> Any:
         """The whole matrix in Python ints, or in ``np.int64`` (when ``bound`` fits it)."""
-        if kind is np.int64 and any(p.dtype == object for p in self.parts):
-            return self.exact(object).astype(np.int64)  # a part past int64 (its factor may be 0)
-        return sum(p.astype(kind) * f for p, f in zip(self.parts, self.factors))
+        return self.block(slice(None), slice(None), kind)
 
     def row(self, i: int) -> Any:
-        """Row ``i`` in Python ints, computed once: the negative-cycle search reads the same
-        rows again and again."""
+        """Row ``i`` exactly — in ``int64`` when ``bound`` fits it (differences of two entries
+        then fit too), else in Python ints — kept for later reads up to :attr:`row_cache`."""
         if i not in self._rows:
-            self._rows[i] = sum(p[i].astype(object) * f for p, f in zip(self.parts, self.factors))
+            if (len(self._rows) + 1) * self.shape[1] > self.row_cache:
+                del self._rows[next(iter(self._rows))]  # the longest kept
+            self._rows[i] = self.block(slice(i, i + 1), kind=np.int64)[0] if self.bound < 2**62 else self._big_row(i)
         return self._rows[i]
+
+    def _big_row(self, i: int) -> Any:
+        """Row ``i`` in Python ints: each distinct combination of its parts (a row has few)
+        summed once in Python ints, and the row made of references to those sums."""
+        parts = self.parts.block(slice(i, i + 1), slice(None))
+        if any(p.dtype == object for p in parts):
+            return self.block(slice(i, i + 1))[0]
+        stack = np.stack([np.broadcast_to(p, (1, self.shape[1]))[0] for p in parts], axis=1)
+        # the combinations, found by a hash of each (checked: equal hashes, equal parts)
+        mix = np.random.default_rng(0).integers(1, 2**63, size=len(parts), dtype=np.uint64) | np.uint64(1)
+        _, first, where = np.unique((stack.astype(np.uint64) * mix).sum(axis=1), return_index=True,
+                                    return_inverse=True)
+        combos = stack[first]
+        if not (combos[where.ravel()] == stack).all():  # a collision: sorted whole instead
+            combos, where = np.unique(stack, axis=0, return_inverse=True)
+        sums = np.empty(len(combos), dtype=object)
+        sums[:] = [sum(int(a) * f for a, f in zip(combo, self.factors)) for combo in combos.tolist()]
+        return sums[where.ravel()]
+
+    def most(self) -> int:
+        """The largest magnitude of an entry (``bound`` must fit ``int64``)."""
+        return max(_most(self.block(rows, kind=np.int64)) for rows in _row_blocks(*self.shape))
+
+    def floats(self) -> Any:
+        """The matrix (``bound`` fitting ``int64``) as float64, filled block by block."""
+        out = np.empty(self.shape)
+        for rows in _row_blocks(*self.shape):
+            out[rows] = self.block(rows, kind=np.int64)
+        return out
 
     def image(self) -> Any:
         """``cost >> shift`` in float64, rounded (a part of Python ints, which may be past
-        float range, is shifted exactly before it becomes floats)."""
-        return sum(((p * f) >> self.shift).astype(np.float64) if p.dtype == object
-                   else p.astype(np.float64) * float(f >> self.shift) for p, f in zip(self.parts, self.factors))
+        float range, is shifted exactly before it becomes floats), filled block by block."""
+        out = np.empty(self.shape)
+        for rows in _row_blocks(*self.shape):
+            out[rows] = sum(((p * f) >> self.shift).astype(np.float64) if p.dtype == object
+                            else p.astype(np.float64) * float(f >> self.shift)
+                            for p, f in zip(self.parts.block(rows, slice(None)), self.factors))
+        return out
 
 
 def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
@@ -255,27 +413,39 @@ def _optimal(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldC
     per exact pair: :func:`_optimal_costs`.)"""
     n, m = numbers.exact.shape
     k = min(n, m) if k is None else k
-    parts, wt = _arg_objective(numbers, preds, golds, spec, units)
-    return _objective_cost(parts, wt, _spans(k, wt * _most(parts[2]), wt * _most(parts[3])))
+    parts, wt = _arg_parts(numbers, preds, golds, spec, units)
+    return _objective_cost(parts, wt, _spans(k, wt * parts.mosts[2], wt * parts.mosts[3]))
 
 
 def _arg_objective(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
                    units: Mapping[float, int]) -> tuple[list[Any], int]:
+    """:func:`_arg_parts` as whole arrays."""
+    parts, wt = _arg_parts(numbers, preds, golds, spec, units)
+    return parts.block(slice(None), slice(None)), wt
+
+
+def _arg_parts(numbers: GroupNumbers, preds: Sequence[Call], golds: Sequence[GoldCall], spec: ToolSpec,
+               units: Mapping[float, int]) -> tuple[Parts, int]:
     """Per pair at argument level, what pairing its two calls changes against leaving both
     unmatched — ``[FP+FN, exact pairs, TP, FP]`` — with the tool weight's units ``wt``, the
-    factor of every part but the exact pairs; exact integers."""
-    exact = numbers.exact.astype(np.int64)
+    factor of every part but the exact pairs; exact integers, computed block by block."""
     wt, name = units[spec.weight], units[1.0]
     # what leaving a call unmatched costs (its FP or FN): its name and arguments
     un_p = _int_array([name + sum(units[spec.arg_weight(a)] for a in p.arguments) for p in preds])[:, None]
     un_g = _int_array([name + sum(units[spec.arg_weight(a)] for a, acc in g.arguments.items() if not acc.optional)
                        for g in golds])[None, :]
-    parts = [numbers.tp, numbers.fp, numbers.fn, un_p, un_g]
-    if any(p.dtype == object for p in parts) or 4 * max(map(_most, parts)) >= 2**62:  # sums could overflow int64
-        parts = [p.astype(object) for p in parts]
-    tp_args, fp_args, fn_args, un_p, un_g = parts
-    # a pair's FP+FN, TP and FP, each against leaving its two calls unmatched (in units of wt)
-    return [fp_args + fn_args - un_p - un_g, exact, name + tp_args, fp_args - un_p], wt
+    whole = [numbers.tp, numbers.fp, numbers.fn, un_p, un_g]
+    wide = any(p.dtype == object for p in whole) or 4 * max(map(_most, whole)) >= 2**62  # sums could overflow int64
+
+    def block(rows: slice, cols: slice) -> list[Any]:
+        part = _widen(numbers, rows, cols)
+        exact = part.exact.astype(np.int64)
+        tp_args, fp_args, fn_args, up, ug = (p.astype(object) if wide else p
+                                             for p in (part.tp, part.fp, part.fn, un_p[rows], un_g[:, cols]))
+        # a pair's FP+FN, TP and FP, each against leaving its two calls unmatched (in units of wt)
+        return [fp_args + fn_args - up - ug, exact, name + tp_args, fp_args - up]
+
+    return Parts.computed(numbers.exact.shape, block), wt
 
 
 def _spans(k: int, tp_most: int, fp_most: int) -> tuple[int, int, int]:
@@ -287,8 +457,8 @@ def _spans(k: int, tp_most: int, fp_most: int) -> tuple[int, int, int]:
     return (2 * k + 1) * m2, m2, m3
 
 
-def _objective_cost(parts: Sequence[Any], wt: int, spans: tuple[int, int, int]) -> Cost:
-    """``[FP+FN, exact pairs, TP, FP]`` changes (:func:`_arg_objective`) as one exact cost,
+def _objective_cost(parts: Parts | Sequence[Any], wt: int, spans: tuple[int, int, int]) -> Cost:
+    """``[FP+FN, exact pairs, TP, FP]`` changes (:func:`_arg_parts`) as one exact cost,
     lower better, compared in that order."""
     m1, m2, m3 = spans
     return Cost(parts, [wt * m1, -m2, -wt * m3, wt])
@@ -297,7 +467,8 @@ def _objective_cost(parts: Sequence[Any], wt: int, spans: tuple[int, int, int]) 
 def _optimal_costs(numbers: GroupNumbers, group: NameGroup, k: int) -> Cost:
     """The optimal matcher's costs (:func:`_optimal`) for a group of which ``k`` pairs are chosen."""
     if group.level == "call":  # FP+FN, exact pairs, TP and FP: each follows the number of exact pairs
-        return Cost([-numbers.exact.astype(np.int64)], [1])
+        exact = numbers.exact
+        return Cost(Parts.computed(exact.shape, lambda rows, cols: [-exact[rows, cols].astype(np.int64)]), [1])
     return _optimal(numbers, group.preds, group.golds, group.wspec, group.weight_units(), group.level, k)
 
 
@@ -305,10 +476,9 @@ def _solve(cost: Cost) -> Pairs:
     """The assignment of least total cost, every call of the smaller side paired: scipy's
     solver, exact when every sum fits a float64; else its answer repaired in exact integers."""
     if cost.bound < 2**62:
-        full = cost.exact(np.int64)
         span = 2 * (min(cost.shape) + 1)
-        if cost.bound * span < 2**53 or _most(full) * span < 2**53:  # (no entry exceeds the bound)
-            return _least(full.astype(np.float64))
+        if cost.bound * span < 2**53 or cost.most() * span < 2**53:  # (no entry exceeds the bound)
+            return _least(cost.floats())
     return _repaired(cost)
 
 
@@ -336,7 +506,7 @@ def _repaired(cost: Cost) -> list[tuple[int, int]]:
     while (cycle := _negative_cycle(cost, image, col_of)) is not None:
         owner = {c: i for i, c in enumerate(col_of)}
         moves = [(owner[u], v) for u, v in zip(cycle, cycle[1:] + cycle[:1]) if u < cost.shape[1] and v < cost.shape[1]]
-        if sum(cost.row(i)[v] - cost.row(i)[col_of[i]] for i, v in moves) >= 0:
+        if sum(int(cost.row(i)[v]) - int(cost.row(i)[col_of[i]]) for i, v in moves) >= 0:
             raise RuntimeError("exact assignment: a cycle that is not negative")  # cannot happen
         for i, v in moves:
             col_of[i] = v
@@ -383,7 +553,7 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
             rough = image[i]
             maybe = np.flatnonzero(rough + (near[c] - rough[c]) < near + slack)
             row = cost.row(i)
-            reach = row[maybe] + (dist[c] - row[c])
+            reach = row[maybe].astype(object) + (dist[c] - int(row[c]))  # exact: dist is unbounded
             better = maybe[reach < dist[maybe]]
             dist[better] = reach[reach < dist[maybe]]
         near[better[better < m]] = (dist[better[better < m]] >> cost.shift).astype(np.float64)
@@ -478,7 +648,7 @@ def _members(class_of: list[int], n: int) -> list[collections.deque[int]]:
     return members
 
 
-def _greedy_classes(ranks: tuple[Any, Any, Any], p_class: list[int], g_class: list[int]) -> Pairs:
+def _greedy_classes(ranks: GroupNumbers, p_class: list[int], g_class: list[int]) -> Pairs:
     """:func:`_greedy` over every pair, computed on classes of identical calls.
 
     The full greedy takes pairs by rank, then prediction index, then gold index. Within one
@@ -488,8 +658,8 @@ def _greedy_classes(ranks: tuple[Any, Any, Any], p_class: list[int], g_class: li
     later one of its class does in that rank). So each rank costs one pass over the
     predictions, not over every pair.
     """
-    na, nb = ranks[0].shape
-    inexact, less_tp, errors = (r.tolist() for r in ranks)
+    na, nb = ranks.exact.shape
+    inexact, less_tp, errors = (r.tolist() for r in _rank_block(ranks))
     by_rank: dict[tuple[bool, int, int], dict[int, list[int]]] = {}
     for a in range(na):
         for b in range(nb):
@@ -904,7 +1074,7 @@ class Matcher:
         # 1. judge every candidate pair
         solver = SOLVERS[self.matching]
         light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
-        numbers, results = self._judge_candidates(group, light)
+        numbers, results = self._judge_candidates(group, light, self.level in solver.reads_only_exact)
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
         if results and self.forced_exact and solver.takes_forced_exact(self.level, n, m):
@@ -916,14 +1086,15 @@ class Matcher:
         # 4. judge the chosen pairs
         return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
 
-    def _judge_candidates(self, group: NameGroup, light: bool) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
+    def _judge_candidates(self, group: NameGroup, light: bool, exact_read: bool = False,
+                          ) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
         """Step 1: every candidate pair of a group judged — a large group by value keys, for
-        its numbers (``results`` empty), else each pair itself (``numbers`` None; ``light``:
-        for its exactness alone)."""
+        its numbers (``results`` empty; ``exact_read``: the solver reads their exactness
+        alone, and no count is kept), else each pair itself (``numbers`` None; ``light``: for
+        its exactness alone)."""
         n, m = len(group.preds), len(group.golds)
         if self.keyed and n * m >= self.large_from:
-            return judge_group(group.preds, group.golds, group.tool, group.wspec, group.canon, group.fill_defaults,
-                               group.weight_units()), []
+            return _judge_blocks(group, exact_read), []
         return None, [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
 
     def assign(self, numbers: GroupNumbers, group: NameGroup) -> Pairs:

@@ -29,9 +29,9 @@ from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
 from .rules import ArgumentRuleError, ArgumentRuleTypeError, validate_rules, warn_unknown_rules
-from .settings import VERSION, Settings, tools_value
+from .settings import VERSION, Settings, keyword_error, tools_value
 from .settings import digest as content_digest
-from .templates import TemplateReader
+from .templates import TemplateReader, located
 from .turns import combine, conversation, is_call_strings, not_a_conversation, turn_entries
 from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
 
@@ -389,7 +389,11 @@ class ToolCallMetric:
         try:
             if isinstance(prediction, ToolCallParseError):
                 raise prediction
-            return read_any(prediction, fmt, _reader_context(toolset) if ctx is None else ctx), None
+            ctx = _reader_context(toolset) if ctx is None else ctx
+            if isinstance(fmt, TemplateReader):  # its cross-check's warning names the example
+                with located("predictions" if index is None else f"predictions[{index}]"):
+                    return read_any(prediction, fmt, ctx), None
+            return read_any(prediction, fmt, ctx), None
         except ToolCallParseError as err:
             return [], self._unreadable(err, index, mode, entry)
 
@@ -417,6 +421,7 @@ class ToolCallMetric:
         order: str | None = None,
         index: int | None = None,
         details: bool = True,
+        **unexpected: Any,
     ) -> Score:
         """Score one example: a prediction (calls or text) against a reference.
 
@@ -449,6 +454,8 @@ class ToolCallMetric:
             For a reference that cannot be read or is missing (None), naming it; with
             ``on_parse_error="raise"`` also :class:`ToolCallParseError` for a prediction
             that cannot be read.
+        TypeError
+            For a keyword it does not take (:meth:`compute`'s rule).
 
         Examples
         --------
@@ -468,6 +475,8 @@ class ToolCallMetric:
         ...
         ValueError: references[3]: the reference is missing (None); write [] for an example where no call is expected
         """
+        if unexpected:
+            raise _unexpected("ToolCallMetric.__call__()", unexpected, ToolCallMetric.__call__)
         run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), per_tool=details, details=details)
         return self._score(pred, gold, index, run)
@@ -644,12 +653,13 @@ class ToolCallMetric:
         """
         run = self._run(settings_overrides, per_tool=details if per_tool is None else per_tool, details=details,
                         warn=True)
-        return self._each(_pairs(predictions, references, progress, stream=True), run, on_error)
+        return self._each(_pairs(predictions, references, progress, stream=True), run, on_error, references)
 
     def _each(self, pairs: Iterable[tuple[Any, Any]], run: _Run,
-              on_error: Callable[[int, Exception], None] | None) -> Iterator[Score]:
-        """The one corpus loop: each example through :meth:`_score`, its errors to ``on_error``."""
-        padding = StructPadding()
+              on_error: Callable[[int, Exception], None] | None, references: Any = None) -> Iterator[Score]:
+        """The one corpus loop: each example through :meth:`_score`, its errors to ``on_error``
+        (``references``, as given: a ``datasets`` column's Arrow type is looked at once)."""
+        padding = StructPadding(references)
         for i, (pred, gold) in enumerate(pairs):
             padding.see(gold)
             try:
@@ -691,7 +701,7 @@ class ToolCallMetric:
         """
         run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), warn=True)
-        return list(self._each(_pairs(predictions, references, progress), run, None))
+        return list(self._each(_pairs(predictions, references, progress), run, None, references))
 
     def compute(
         self,
@@ -712,6 +722,7 @@ class ToolCallMetric:
         seed: int = 12345,
         groups: Sequence[Any] | None = None,
         pass_k: Sequence[int] | None = None,
+        **unexpected: Any,
     ) -> dict[str, Any]:
         """Score a corpus: the dict of SPEC §8, from one pass of the stream of :meth:`scores`
         folded into a :class:`~toolcall_f1.counting.Tally`, each score dropped once added
@@ -762,6 +773,10 @@ class ToolCallMetric:
             For lengths that differ, a reference that is missing or cannot be read (naming
             its index), a bad setting; :class:`ToolCallParseError` for a prediction with
             ``on_parse_error="raise"``.
+        TypeError
+            For a keyword it does not take: a constructor setting (``level``, ``matching``,
+            the canonicalizers, ``on_parse_error``: the same for every call) is named as one,
+            else the nearest keyword it takes.
 
         Warns
         -----
@@ -783,7 +798,13 @@ class ToolCallMetric:
         Traceback (most recent call last):
         ...
         toolcall_f1.counting.EmptyCorpusError: nothing was added: a corpus of zero examples has no score
+        >>> ToolCallMetric().compute([[]], [[]], level="arg")
+        Traceback (most recent call last):
+        ...
+        TypeError: ToolCallMetric.compute(): 'level' is a constructor setting, the same for every call: ToolCallMetric(level='arg')
         """
+        if unexpected:
+            raise _unexpected("ToolCallMetric.compute()", unexpected, ToolCallMetric.compute)
         run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), per_tool=per_tool, details=return_details, warn=True)
         units, keys = None, None
@@ -796,7 +817,7 @@ class ToolCallMetric:
             units, keys = Units(), unit_keys(groups, references)
         tally = Tally()
         details = []
-        for i, score in enumerate(self._each(_pairs(predictions, references, progress), run, None)):
+        for i, score in enumerate(self._each(_pairs(predictions, references, progress), run, None, references)):
             tally.add(score)
             if units is not None:
                 units.add(score.tp, score.fp, score.fn, score.exact, keys[i])  # type: ignore[index]
@@ -842,13 +863,21 @@ class ToolCallMetric:
 class StructPadding:
     """Watches a corpus's references for the mark of an Arrow struct column (issue 26 item
     11): ``datasets`` stores a column of dicts as one struct type, so every key seen in any
-    row is added to every row as None — a call to one tool then carries another tool's
-    arguments as None, and scores wrong without any error.
+    row is added to every row as None — a call then carries arguments its row never had, as
+    None, and float32 fields read back changed (0.1 as 0.10000000149011612): it scores wrong
+    without any error.
 
-    The rule, chosen to raise no false alarm on ordinary data: every structured gold call
-    (``{"name", "arguments": {...}}``, also OpenAI's ``function`` form) of the corpus has the
-    same argument keys in the same order, and some tool's calls all hold None for a key that
-    another tool's calls set. (Within one tool, padding cannot be told from explicit nulls.)
+    Two rules, chosen to raise no false alarm on ordinary data:
+
+    * *across tools*, read from the values alone: every structured gold call (``{"name",
+      "arguments": {...}}``, also OpenAI's ``function`` form) of the corpus has the same
+      argument keys in the same order, and some tool's calls all hold None for a key that
+      another tool's calls set;
+    * *within a tool*, where padding cannot be told from explicit nulls by the values: the
+      references are a ``datasets`` column (``Dataset[...]``, given as such) whose Arrow type
+      holds the calls' arguments as a struct, and some gold argument holds None or some
+      argument field is a float32. The type is looked at once (:meth:`arrow_struct`); each
+      call costs one look for None among its argument values.
 
     Examples
     --------
@@ -865,11 +894,54 @@ class StructPadding:
 
     MAX_TOOLS = 1000  # tools followed at most (the rest are not)
 
-    def __init__(self) -> None:
+    def __init__(self, references: Any = None) -> None:
         self.keys: tuple[str, ...] | None = None  # the argument keys of every call so far
         self.uniform = True
         self.set_keys: dict[str, set[str]] = {}  # tool → the keys its calls give a value (not None)
         self.tool = self.key = ""  # what found() found
+        #: ``(struct, float32 fields)`` of the references' Arrow type (:meth:`arrow_struct`).
+        self.struct, self.float32 = (self.arrow_struct(references) if type(references).__module__.startswith("datasets")
+                                     else (False, []))
+        self.across = False  # what found() found: the rule across tools
+        self.nulls = 0  # gold arguments holding None (counted where the type is a struct)
+
+    @staticmethod
+    def arrow_struct(references: Any) -> tuple[bool, list[str]]:
+        """Whether ``references`` are a ``datasets`` column whose Arrow type holds calls'
+        ``arguments`` as a struct (its keys padded across rows), and the argument fields it
+        stores as float32 (or float16). ``(False, [])`` for anything else."""
+        if not type(references).__module__.startswith("datasets"):
+            return False, []
+        found: list[bool] = []
+        narrow: list[str] = []
+
+        def walk(feature: Any, inside: bool, path: str) -> None:
+            if isinstance(feature, Mapping):
+                for key, sub in feature.items():
+                    if key == "arguments" and isinstance(sub, Mapping):
+                        found.append(True)
+                    walk(sub, inside or key == "arguments", f"{path}.{key}" if path else str(key))
+            elif hasattr(feature, "feature"):  # List / Sequence / LargeList
+                walk(feature.feature, inside, path + "[]")
+            elif inside and getattr(feature, "dtype", None) in ("float32", "float16"):
+                narrow.append(path)
+
+        walk(getattr(references, "features", None), False, str(getattr(references, "column_name", "")))
+        return bool(found), narrow
+
+    @classmethod
+    def warn_column(cls, references: Any, stacklevel: int = 2) -> None:
+        """Warn now if ``references``, a ``datasets`` column about to be stored as text (the
+        evaluate module's ``add_batch``), bears the mark within a tool; the rule across
+        tools is left to ``compute()``, which sees the values read back. A column of any
+        other type is not read."""
+        padding = cls(references)
+        if not padding.struct:
+            return
+        for reference in references:
+            padding.see(reference)
+        if padding.found() and not padding.across:
+            warnings.warn(padding.message(), ToolCallWarning, stacklevel=stacklevel + 1)
 
     def see(self, reference: Any) -> None:
         """Take one reference into account (anything but structured calls is passed over)."""
@@ -891,6 +963,8 @@ class StructPadding:
             args, name = call.get("arguments"), call.get("name")
             if not (isinstance(name, str) and (type(args) is dict or isinstance(args, Mapping))):
                 continue
+            if self.struct and None in args.values():
+                self.nulls += 1
             keys = tuple(args)
             if self.keys is None:
                 self.keys = keys
@@ -904,25 +978,48 @@ class StructPadding:
                 given.update([k for k, v in args.items() if v is not None])
 
     def found(self) -> bool:
-        """Does the corpus seen bear the mark? (Sets :attr:`tool` and :attr:`key`.)"""
-        if not self.uniform or self.keys is None or len(self.set_keys) < 2:
-            return False
-        set_anywhere: set[str] = set().union(*self.set_keys.values())
-        for tool, given in self.set_keys.items():
-            for key in self.keys:
-                if key not in given and key in set_anywhere:
-                    self.tool, self.key = tool, key
-                    return True
-        return False
+        """Does the corpus seen bear the mark? (Sets :attr:`across` when the rule across tools
+        holds, with its :attr:`tool` and :attr:`key`.)"""
+        if self.uniform and self.keys is not None and len(self.set_keys) >= 2:
+            set_anywhere: set[str] = set().union(*self.set_keys.values())
+            for tool, given in self.set_keys.items():
+                for key in self.keys:
+                    if not self.across and key not in given and key in set_anywhere:
+                        self.tool, self.key, self.across = tool, key, True
+        return self.across or self.struct and bool(self.nulls or self.float32)
 
     def message(self) -> str:
-        """The warning, naming what was seen and the fix."""
-        n = len(self.keys or ())
-        return (f"the references look like a datasets (Arrow) column of dicts: every gold call's arguments carry the "
-                f"same {n} keys, and every call to {self.tool!r} holds None for {self.key!r}, which another tool's "
-                "calls set. Arrow stores such a column as one struct type, adding every key seen in any row to every "
-                "row as None (and float32 fields change value), so these calls expect None arguments and the score "
-                "is wrong. Store references as JSON strings (json.dumps) or declare the column datasets.Json().")
+        """The warning, naming what was seen (after :meth:`found`) and the fix."""
+        fix = "Store references as JSON strings (json.dumps) or declare the column datasets.Json()."
+        if self.across:
+            n = len(self.keys or ())
+            return (f"the references look like a datasets (Arrow) column of dicts: every gold call's arguments carry "
+                    f"the same {n} keys, and every call to {self.tool!r} holds None for {self.key!r}, which another "
+                    "tool's calls set. Arrow stores such a column as one struct type, adding every key seen in any row "
+                    "to every row as None (and float32 fields change value), so these calls expect None arguments and "
+                    "the score is wrong. " + fix)
+        seen = []
+        if self.nulls:
+            seen.append(f"{self.nulls} gold call(s) hold None for an argument, as Arrow pads every key seen in any row "
+                        "into every row (a row's padded None is read as an expected None argument)")
+        if self.float32:
+            seen.append(f"argument field(s) {', '.join(self.float32)} are stored as float32 and read back changed "
+                        "(0.1 as 0.10000000149011612)")
+        return ("the references are a datasets (Arrow) column of dicts whose calls' arguments are one struct type: "
+                + "; ".join(seen) + ". The score is wrong for those calls. " + fix)
+
+
+def _unexpected(where: str, given: Mapping[str, Any], method: Callable[..., Any]) -> TypeError:
+    """The error for keywords ``method`` does not take: a constructor setting (a field no call
+    may change, :meth:`Settings.names`) is named as one, else the nearest keyword it takes."""
+    import inspect
+
+    name, value = next(iter(given.items()))
+    if name in Settings.names():
+        return TypeError(f"{where}: {name!r} is a constructor setting, the same for every call: "
+                         f"ToolCallMetric({name}={value!r})")
+    takes = [p.name for p in inspect.signature(method).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    return keyword_error(where, name, takes)
 
 
 def _where(index: int | None) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .calls import Call, ToolCallWarning, coerce_structured, normalize_value
+from .calls import Call, coerce_structured, normalize_value
 from .plain import (
     JSON_DECODER,
     MAX_DEPTH,
@@ -38,7 +38,7 @@ from .plain import (
     check_text_limits,
     put_once,
 )
-from .templates import TemplateReader, template_reader
+from .templates import TemplateReader, TemplateWarning, template_reader
 
 __all__ = [
     "Block", "BlockReader", "Context", "Family", "NextFinder", "REGISTRY", "Reader", "Registry",
@@ -334,7 +334,7 @@ def _cross_checked(template: TemplateReader, auto: Reader | None, text: str, ctx
     The template's calls are the message's ``tool_calls``; when it finds none, the message
     content it returns is read under ``"auto"``. When ``"auto"`` on the whole text reads other
     calls, ``"auto"``'s are used, unless it finds no call or cannot read the text (then the
-    template's stand); either way a :class:`~toolcall_f1.calls.ToolCallWarning` quotes the text
+    template's stand); either way a :class:`~toolcall_f1.templates.TemplateWarning` quotes the text
     and gives both readings. A text the template cannot read is its parse error
     (``tests/unit/test_response_template.py`` has transformers' templates).
     """
@@ -357,7 +357,7 @@ def _cross_checked(template: TemplateReader, auto: Reader | None, text: str, ctx
         f"{template.name}: the response template read {said} from {text[:80]!r}"
         + (", \"auto\" could not read it" if other is None else f", \"auto\" read {other!r}")
         + ("; used \"auto\"'s calls" if used is other else "; used the template's calls"),
-        ToolCallWarning,
+        TemplateWarning,
         stacklevel=2,
     )
     return used

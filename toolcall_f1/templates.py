@@ -36,15 +36,17 @@ rules keep a template's reading from becoming a silent misread:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .calls import Call, coerce_structured
+from .calls import Call, ToolCallWarning, coerce_structured
 from .plain import JSON_DECODER, DuplicateKeyError, ToolCallParseError, put_once
 
-__all__ = ["MIN_TRANSFORMERS", "TemplateReader", "resolve_format", "template_reader"]
+__all__ = ["MIN_TRANSFORMERS", "TemplateReader", "TemplateWarning", "located", "resolve_format", "template_reader"]
 
 #: The oldest transformers with ``transformers.utils.chat_parsing`` (response templates).
 MIN_TRANSFORMERS = "5.13"
@@ -65,6 +67,33 @@ _PARSE_ERRORS = (ValueError, KeyError, TypeError, IndexError, RecursionError)
 
 # Content parsers that fail on a cut-off region, so a region left open at the end is complete.
 _SELF_DELIMITING = ("json", "python-call-list")
+
+
+class TemplateWarning(ToolCallWarning):
+    """A response template's reading of a text and ``"auto"``'s differ (the cross-check of
+    SPEC §2); the metric names the example it is about (:func:`located`)."""
+
+
+@contextlib.contextmanager
+def located(where: str) -> Iterator[None]:
+    """Within it, a :class:`TemplateWarning` is issued with ``where`` (``predictions[3]``: the
+    example, by its index in the corpus) before its text; other warnings pass as they are.
+    The metric reads a prediction under a template within it.
+
+    Examples
+    --------
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     with located("predictions[3]"):
+    ...         warnings.warn("tmpl:0123abcd: the response template read no call", TemplateWarning)
+    >>> str(seen[0].message)
+    'predictions[3]: tmpl:0123abcd: the response template read no call'
+    """
+    with warnings.catch_warnings(record=True) as seen:
+        yield
+    for w in seen:
+        message = TemplateWarning(f"{where}: {w.message}") if isinstance(w.message, TemplateWarning) else w.message
+        warnings.warn_explicit(message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _transformers_parser() -> tuple[Any, Any, str]:

@@ -20,6 +20,7 @@ import evaluate
 import toolcall_f1
 import toolcall_f1.settings
 from toolcall_f1 import stored
+from toolcall_f1.metric import StructPadding
 
 _CITATION = """\
 @inproceedings{patil2025bfcl,
@@ -118,6 +119,7 @@ class ToolcallF1(evaluate.Metric):
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Add a batch (any input shape; each is stored as exact JSON text)."""
+        StructPadding.warn_column(references)  # a datasets column's Arrow type, before it is text
         predictions = None if predictions is None else [stored.dumps(p) for p in predictions]
         references = None if references is None else [stored.dumps(r) for r in references]
         super().add_batch(predictions=predictions, references=references, **kwargs)
