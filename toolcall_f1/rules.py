@@ -216,10 +216,13 @@ class Rule:
     True
     """
 
-    __slots__ = ("kind", "abs_tol", "rel_tol", "fn")
+    __slots__ = ("kind", "abs_tol", "rel_tol", "fn", "memo_key")
 
     def __init__(self, kind: str, abs_tol: float = 0.0, rel_tol: float = 0.0, fn: Callable[[Any, Any], Any] | None = None):
         self.kind, self.abs_tol, self.rel_tol, self.fn = kind, abs_tol, rel_tol, fn
+        #: The callable's part of a memo key: the callable itself, by identity (the key keeps it
+        #: alive, so no other callable can take its id while the memo lives; SPEC §6b).
+        self.memo_key = None if fn is None else _Same(fn)
 
     def __repr__(self) -> str:
         if self.kind == "tolerance":
@@ -260,6 +263,22 @@ class Rule:
         if isinstance(p, Mapping) and isinstance(g, Mapping):
             return p.keys() == g.keys() and all(self._close(p[k], g[k], canon) for k in p)
         return values_equal(p, g, canon)
+
+
+class _Same:
+    """An object as a dict key by identity (a callable rule may define ``__eq__`` or no
+    ``__hash__``): equal to another ``_Same`` holding the very same object."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
 
 
 def _is_number(value: Any) -> bool:
@@ -394,7 +413,7 @@ class ToolRules:
     def _called(self, rule: Rule, arg: str, p: Any, g: Any) -> bool:
         """A callable rule's answer for ``(p, g)``, from the memo or called once."""
         try:
-            key: Any = (id(rule), json.dumps(p, sort_keys=True), json.dumps(g, sort_keys=True))
+            key: Any = (rule.memo_key, json.dumps(p, sort_keys=True), json.dumps(g, sort_keys=True))
         except (TypeError, ValueError, RecursionError):
             key = None
         if key is not None and key in self.memo:

@@ -327,3 +327,34 @@ def test_rules_reach_the_references_own_tools_and_their_match_keys() -> None:
         plain = ToolCallMetric("arg").compute(preds, refs)
     assert (got["tp"], got["fp"], got["fn"], got["exact_match"]) == (4.0, 0.0, 0.0, 1.0)
     assert (plain["tp"], plain["fp"], plain["fn"]) == (2.0, 2.0, 2.0)  # x and y disagree; rid still ignored
+
+
+# --------------------------------------------------------------------------- review fixes
+
+
+def _own_tools_refs(n: int, gold: dict[str, Any]) -> list[dict[str, Any]]:
+    """``n`` references of one call, each with its own (distinct) tools: a tool set per reference."""
+    params = {"properties": {k: {} for k in gold}}
+    return [{"calls": [{"name": "f", "arguments": gold}],
+             "tools": [{"name": "f", "description": f"d{i}", "parameters": params}]} for i in range(n)]
+
+
+def test_a_callable_is_called_once_per_pair_across_references_with_their_own_tools() -> None:
+    calls = []
+
+    def judge(p: Any, g: Any) -> bool:
+        calls.append((p, g))
+        return bool(p == g)
+
+    preds = [[{"name": "f", "arguments": {"x": 1}}]] * 50
+    result = ToolCallMetric(rules={"f": {"x": judge}}).compute(preds, _own_tools_refs(50, {"x": 1}))
+    assert calls == [(1, 1)] and result["exact_match"] == 1.0
+
+
+def test_a_callable_never_gets_another_callables_answer() -> None:
+    # each reference's tools compile new rules; the tool sets of old ones are freed (the memo
+    # once keyed by a rule's id, which a new rule could take: the other callable's answer)
+    preds = [[{"name": "f", "arguments": {"x": 1, "y": 1}}]] * 300
+    rules = {"f": {"x": lambda p, g: True, "y": lambda p, g: False}}
+    result = ToolCallMetric(rules=rules).compute(preds, _own_tools_refs(300, {"x": 2, "y": 2}))
+    assert (result["tp"], result["exact_match"]) == (0.0, 0.0)
