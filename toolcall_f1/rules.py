@@ -21,6 +21,7 @@ import math
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -254,10 +255,7 @@ class Rule:
         """Numbers by ``math.isclose`` at every depth (a bool is never a number; ints too
         large for a float compare exactly); everything else by SPEC §4."""
         if _is_number(p) and _is_number(g):
-            try:
-                return math.isclose(p, g, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
-            except OverflowError:
-                return bool(p == g)
+            return _isclose(p, g, self.rel_tol, self.abs_tol)
         if _is_list(p) and _is_list(g):
             return len(p) == len(g) and all(self._close(a, b, canon) for a, b in zip(p, g))
         if isinstance(p, Mapping) and isinstance(g, Mapping):
@@ -279,6 +277,28 @@ class _Same:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Same) and other.obj is self.obj
+
+
+#: Every int of at most this magnitude is a float exactly.
+_FLOAT_EXACT = 2 ** 53
+
+
+def _isclose(p: int | float, g: int | float, rel_tol: float, abs_tol: float) -> bool:
+    """``math.isclose(p, g, rel_tol=, abs_tol=)``, but an int that no float holds exactly is
+    compared exactly (SPEC §6b): ``|p - g| <= max(rel_tol·max(|p|, |g|), abs_tol)`` in
+    fractions (a float's own value is exact in one).
+
+    Examples
+    --------
+    >>> _isclose(2 ** 60 + 1, 2 ** 60, 0.0, 0.5), _isclose(2 ** 60 + 1, 2 ** 60, 0.0, 1.0), _isclose(1, 1.05, 0.0, 0.1)
+    (False, True, True)
+    """
+    if all(isinstance(v, float) or -_FLOAT_EXACT <= v <= _FLOAT_EXACT for v in (p, g)):
+        return math.isclose(p, g, rel_tol=rel_tol, abs_tol=abs_tol)
+    if any(isinstance(v, float) and not math.isfinite(v) for v in (p, g)):
+        return False  # a finite int is close to no infinity and no nan
+    fp, fg = Fraction(p), Fraction(g)
+    return abs(fp - fg) <= max(Fraction(rel_tol) * max(abs(fp), abs(fg)), Fraction(abs_tol))
 
 
 def _is_number(value: Any) -> bool:

@@ -358,3 +358,17 @@ def test_a_callable_never_gets_another_callables_answer() -> None:
     rules = {"f": {"x": lambda p, g: True, "y": lambda p, g: False}}
     result = ToolCallMetric(rules=rules).compute(preds, _own_tools_refs(300, {"x": 2, "y": 2}))
     assert (result["tp"], result["exact_match"]) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("tolerance", [{"abs_tol": 0.5}, {"abs_tol": 0}, {"rel_tol": 1e-20}])
+def test_a_tolerance_never_lets_unequal_ints_too_large_for_a_float_agree(tolerance: dict[str, float]) -> None:
+    rules = {"f": {"id": tolerance}}
+    assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": 2 ** 60})], rules)[3] == 0.0
+    assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": float(2 ** 60)})], rules)[3] == 0.0  # the float exactly
+    assert counts([("f", {"id": 2 ** 60})], [("f", {"id": 2 ** 60})], rules)[3] == 1.0
+    assert counts([("f", {"id": 10 ** 400})], [("f", {"id": 10 ** 400 + 1})], rules)[3] == 0.0
+
+
+def test_a_tolerance_compares_large_ints_within_it() -> None:
+    assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": 2 ** 60})], {"f": {"id": {"abs_tol": 1}}})[3] == 1.0
+    assert counts([("f", {"id": 10 ** 400 + 10 ** 390})], [("f", {"id": 10 ** 400})], {"f": {"id": {"rel_tol": 1e-9}}})[3] == 1.0
