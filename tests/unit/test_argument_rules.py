@@ -87,8 +87,9 @@ def test_spec_examples_at_call_level() -> None:
     ({"abs_tol": 0.5}, [1.2, 3], [3, 1.2], False),  # lists in order
     ({"abs_tol": 1}, True, 1, False),  # a bool is never a number
     ({"abs_tol": 1}, True, True, True),
-    ({"abs_tol": 1}, 10**400, 10**400, True),  # too large for a float: compared exactly
-    ({"abs_tol": 1}, 10**400, 10**400 + 1, False),
+    ({"abs_tol": 1}, 10**400, 10**400, True),  # too large for a float: compared exactly (in fractions)
+    ({"abs_tol": 1}, 10**400, 10**400 + 1, True),  # |p - g| = 1 <= abs_tol, exactly
+    ({"abs_tol": 0.5}, 10**400, 10**400 + 1, False),
     ({"abs_tol": 0.1}, "Paris", "paris", True),  # other values by §4
 ])
 def test_each_rule(rule: Any, pred: Any, gold: Any, agrees: bool) -> None:
@@ -366,7 +367,7 @@ def test_a_tolerance_never_lets_unequal_ints_too_large_for_a_float_agree(toleran
     assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": 2 ** 60})], rules)[3] == 0.0
     assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": float(2 ** 60)})], rules)[3] == 0.0  # the float exactly
     assert counts([("f", {"id": 2 ** 60})], [("f", {"id": 2 ** 60})], rules)[3] == 1.0
-    assert counts([("f", {"id": 10 ** 400})], [("f", {"id": 10 ** 400 + 1})], rules)[3] == 0.0
+    assert counts([("f", {"id": 10 ** 400})], [("f", {"id": 10 ** 400 + 1})], {"f": {"id": {"abs_tol": 0.5}}})[3] == 0.0
 
 
 def test_a_tolerance_compares_large_ints_within_it() -> None:
