@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from .calls import Call, GoldCall, ToolCallWarning
-from .plain import DuplicateKeyError, held_json
+from .plain import DuplicateKeyError, held_json, plain_json
 from .values import KEYED_CANONICALIZERS, Canonicalizer, canonicalizer_name, value_key, values_equal
 
 __all__ = ["RULE_NAMES", "TOLERANCES", "ArgumentRuleError", "ArgumentRuleTypeError", "Rule", "ToolRules",
-           "compile_rule", "describe_rules", "validate_rules", "warn_unknown_rules", "without_ignored"]
+           "compile_rule", "describe_rules", "rules_by_name", "validate_rules", "warn_unknown_rules", "without_ignored"]
 
 #: The rules named by a string (SPEC §6b); ``"exact"`` is the default.
 RULE_NAMES = ("exact", "ignore", "unordered", "subset", "superset")
@@ -85,10 +85,12 @@ def _check_rule(rule: Any, where: str) -> Any:
             out = {}
             for key in TOLERANCES:
                 if key in rule:
-                    value = rule[key]
-                    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+                    value = plain_json(rule[key])  # a numpy scalar as its plain value
+                    if not isinstance(value, (int, float)):  # (a bool: not finite >= 0, below)
+                        raise ValueError(f"rules: {where}: {key} must be a number (int or float), got "
+                                         f"{type(value).__name__} {value!r} (in rule {dict(rule)!r})")
                     try:
-                        number = float(value) if ok else math.nan
+                        number = math.nan if isinstance(value, bool) else float(value)
                     except OverflowError:
                         number = math.nan
                     if not (math.isfinite(number) and number >= 0):
@@ -145,6 +147,35 @@ def validate_rules(rules: Any) -> dict[str, dict[str, Any]]:
                 raise ValueError(f"rules: tool {tool!r}: argument names must be strings, got {type(arg).__name__} {arg!r}")
             own[arg] = _check_rule(rule, f"tool {tool!r} argument {arg!r}")
         out[tool] = own
+    return out
+
+
+def rules_by_name(rules: Mapping[str, Mapping[str, Any]], name_canon: Callable[[str], str]) -> dict[str, Mapping[str, Any]]:
+    """``rules`` keyed by canonical tool name (``name_canon``, the name canonicalizer).
+
+    Raises
+    ------
+    ValueError
+        For two tools whose names are one after ``name_canon``, naming both (neither rule is
+        silently dropped).
+
+    Examples
+    --------
+    >>> rules_by_name({"f": {"x": "ignore"}}, str.lower)
+    {'f': {'x': 'ignore'}}
+    >>> rules_by_name({"F": {"x": "ignore"}, "f": {"x": "exact"}}, str.lower)
+    Traceback (most recent call last):
+    ...
+    ValueError: rules: tools 'F' and 'f' are one tool after the name canonicalizer ('f'): give its rules once
+    """
+    out: dict[str, Mapping[str, Any]] = {}
+    first: dict[str, str] = {}
+    for tool, entry in rules.items():
+        key = name_canon(tool)
+        if key in out:
+            raise ValueError(f"rules: tools {first[key]!r} and {tool!r} are one tool after the name canonicalizer "
+                             f"({key!r}): give its rules once")
+        out[key], first[key] = entry, tool
     return out
 
 

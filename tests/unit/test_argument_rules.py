@@ -373,3 +373,22 @@ def test_a_tolerance_never_lets_unequal_ints_too_large_for_a_float_agree(toleran
 def test_a_tolerance_compares_large_ints_within_it() -> None:
     assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": 2 ** 60})], {"f": {"id": {"abs_tol": 1}}})[3] == 1.0
     assert counts([("f", {"id": 10 ** 400 + 10 ** 390})], [("f", {"id": 10 ** 400})], {"f": {"id": {"rel_tol": 1e-9}}})[3] == 1.0
+
+
+def test_two_rule_keys_that_are_one_tool_after_the_name_canonicalizer_are_a_value_error() -> None:
+    rules = {"math_f": {"x": "ignore"}, "math.f": {"x": "exact"}}
+    with pytest.raises(ValueError, match="'math_f' and 'math.f' are one tool"):
+        ToolCallMetric(name_canonicalizer="underscore", rules=rules)
+    with pytest.raises(ValueError, match="'math_f' and 'math.f' are one tool"):
+        ToolCallMetric(name_canonicalizer="underscore").compute([[]], [[]], rules=rules)
+    ToolCallMetric(rules=rules)  # distinct names without it
+
+
+@pytest.mark.parametrize("value", [np.float32(0.01), np.int64(1), np.float64(0.5)])
+def test_a_numpy_tolerance_is_its_plain_value(value: Any) -> None:
+    assert counts([("f", {"x": 1.005})], [("f", {"x": 1.0})], {"f": {"x": {"abs_tol": value}}})[3] == 1.0
+
+
+def test_a_tolerance_of_the_wrong_type_names_the_type() -> None:
+    with pytest.raises(ValueError, match=r"abs_tol must be a number \(int or float\), got str '0.1'"):
+        validate_rules({"f": {"x": {"abs_tol": "0.1"}}})
