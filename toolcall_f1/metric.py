@@ -475,7 +475,9 @@ class ToolCallMetric:
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
             return self._count([], golds, toolset, self._unreadable(err, index, mode), digest, run)
         except (ArgumentRuleError, ArgumentRuleTypeError) as err:  # an argument rule failed: name the example
-            raise err.located("example" if index is None else f"example {index}") from err.__cause__
+            if index is None:  # one example (metric(p, g)): the tool and argument say where
+                raise
+            raise err.located(f"example {index}") from err.__cause__
         if error is not None and run.settings.prediction_format != "auto" and _no_call_text(pred, toolset):
             score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt to call
         return score

@@ -392,3 +392,27 @@ def test_a_numpy_tolerance_is_its_plain_value(value: Any) -> None:
 def test_a_tolerance_of_the_wrong_type_names_the_type() -> None:
     with pytest.raises(ValueError, match=r"abs_tol must be a number \(int or float\), got str '0.1'"):
         validate_rules({"f": {"x": {"abs_tol": "0.1"}}})
+
+
+def _broken(p: Any, g: Any) -> bool:
+    raise KeyError("no model")
+
+
+def test_a_callable_that_raises_on_one_example_names_tool_and_argument_without_an_example() -> None:
+    metric = ToolCallMetric(rules={"f": {"x": _broken}})
+    with pytest.raises(ArgumentRuleError) as caught:
+        metric([("f", {"x": 1})], [("f", {"x": 2})])
+    assert str(caught.value).startswith("rules: tool 'f' argument 'x': the rule custom:")
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+def test_a_callable_that_raises_in_a_reward_names_the_row_and_the_rule_not_the_column() -> None:
+    from toolcall_f1.rewards import ToolCallReward
+    reward = ToolCallReward(rules={"f": {"x": _broken}})
+    with pytest.raises(ArgumentRuleError) as caught:
+        reward(completions=['[{"name": "f", "arguments": {"x": 1}}]'], reference=[[("f", {"x": 2})]])
+    assert str(caught.value).startswith("ToolCallReward: row 0: rules: tool 'f' argument 'x': the rule custom:")
+    assert "column" not in str(caught.value) and isinstance(caught.value.__cause__, KeyError)
+    with pytest.raises(ArgumentRuleTypeError, match=r"^ToolCallReward: row 0: rules: tool 'f' argument 'x'"):
+        ToolCallReward(rules={"f": {"x": lambda p, g: None}})(
+            completions=['[{"name": "f", "arguments": {"x": 1}}]'], reference=[[("f", {"x": 2})]])
