@@ -28,7 +28,7 @@ from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights,
 from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
-from .rules import ArgumentRuleError, ArgumentRuleTypeError, validate_rules, warn_unknown_rules
+from .rules import ArgumentRuleError, ArgumentRuleTypeError, check_picklable, validate_rules, warn_unknown_rules
 from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader
@@ -206,7 +206,9 @@ class ToolCallMetric:
         self._toolset = compile_tools(settings.tools, settings.weights, name_fn, cache=self._memo, rules=settings.rules)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its memo (a new metric starts with an empty one)."""
+        """Pickled without its memo (a new metric starts with an empty one); a callable rule that
+        pickle cannot save is a clear error (:func:`~toolcall_f1.rules.check_picklable`)."""
+        check_picklable(self.settings.rules)
         state = self.__dict__.copy()
         del state["_memo"]
         return state

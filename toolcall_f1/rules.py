@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -32,7 +33,7 @@ from .plain import DuplicateKeyError, held_json, plain_json
 from .values import KEYED_CANONICALIZERS, Canonicalizer, canonicalizer_name, value_key, values_equal
 
 __all__ = ["RULE_NAMES", "TOLERANCES", "ArgumentRuleError", "ArgumentRuleTypeError", "Rule", "ToolRules",
-           "compile_rule", "describe_rules", "rules_by_name", "validate_rules", "warn_unknown_rules", "without_ignored"]
+           "check_picklable", "compile_rule", "describe_rules", "rules_by_name", "validate_rules", "warn_unknown_rules", "without_ignored"]
 
 #: The rules named by a string (SPEC §6b); ``"exact"`` is the default.
 RULE_NAMES = ("exact", "ignore", "unordered", "subset", "superset")
@@ -192,6 +193,36 @@ def describe_rules(rules: Mapping[str, Mapping[str, Any]]) -> Any:
     """
     return {tool: {arg: _code_name(rule) if callable(rule) else rule for arg, rule in entry.items()}
             for tool, entry in rules.items()}
+
+
+def check_picklable(rules: Mapping[str, Mapping[str, Any]]) -> None:
+    """Refuse, clearly, to pickle ``rules`` holding a callable that pickle cannot save (a
+    lambda, a local function): the object holding them is being pickled.
+
+    Raises
+    ------
+    pickle.PicklingError
+        Naming the tool, the argument and the callable, and what would pickle.
+
+    Examples
+    --------
+    >>> check_picklable({"f": {"x": "ignore", "y": str.__eq__}})
+    >>> check_picklable({"f": {"x": lambda p, g: True}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    _pickle.PicklingError: rules: tool 'f' argument 'x': the callable rule custom:<lambda>... cannot be pickled (...); ...
+    """
+    for tool, entry in rules.items():
+        for arg, rule in entry.items():
+            if not callable(rule):
+                continue
+            try:
+                pickle.dumps(rule)
+            except Exception as err:  # pickle raises more than PicklingError (AttributeError, TypeError)
+                raise pickle.PicklingError(
+                    f"rules: tool {tool!r} argument {arg!r}: the callable rule {_code_name(rule)} cannot be pickled "
+                    f"({type(err).__name__}: {err}); to pickle the metric, define it at a module's top level "
+                    "(a lambda or a local function cannot be pickled)") from err
 
 
 def _code_name(fn: Any) -> str:

@@ -416,3 +416,12 @@ def test_a_callable_that_raises_in_a_reward_names_the_row_and_the_rule_not_the_c
     with pytest.raises(ArgumentRuleTypeError, match=r"^ToolCallReward: row 0: rules: tool 'f' argument 'x'"):
         ToolCallReward(rules={"f": {"x": lambda p, g: None}})(
             completions=['[{"name": "f", "arguments": {"x": 1}}]'], reference=[[("f", {"x": 2})]])
+
+
+def test_pickling_a_metric_with_a_lambda_rule_names_rules_and_the_callable() -> None:
+    import pickle
+    with pytest.raises(pickle.PicklingError, match=r"^rules: tool 'f' argument 'x': the callable rule custom:.*lambda.* "
+                                                   r"cannot be pickled"):
+        pickle.dumps(ToolCallMetric(rules={"f": {"x": lambda p, g: True}}))
+    again = pickle.loads(pickle.dumps(ToolCallMetric(rules={"f": {"x": _broken, "y": "ignore"}})))
+    assert again.settings.rules["f"]["x"] is _broken
