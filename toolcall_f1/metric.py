@@ -28,7 +28,7 @@ from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights,
 from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
-from .rules import ArgumentRuleError, ArgumentRuleTypeError, check_picklable, validate_rules, warn_unknown_rules
+from .rules import ArgumentRuleError, ArgumentRuleTypeError, check_picklable, refuse_nested, validate_rules, warn_unknown_rules
 from .settings import VERSION, Settings, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader
@@ -333,6 +333,11 @@ class ToolCallMetric:
             toolset, digest = self._example_toolset(raw_tools, index, run)
         golds = self._read_gold(calls if key is not None else plain_json(calls), run.settings.reference_format, index,
                                 toolset)
+        if toolset.ruled:  # a nested BFCL answer under a rule without meaning there: refused on reading (SPEC §6b)
+            try:
+                refuse_nested(golds, toolset.rules_of)
+            except ArgumentRuleError as err:
+                raise (err if index is None else err.located(f"example {index}")) from None
         if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest

@@ -33,7 +33,7 @@ from .plain import DuplicateKeyError, held_json, plain_json
 from .values import KEYED_CANONICALIZERS, Canonicalizer, canonicalizer_name, value_key, values_equal
 
 __all__ = ["RULE_NAMES", "TOLERANCES", "ArgumentRuleError", "ArgumentRuleTypeError", "Rule", "ToolRules",
-           "check_picklable", "compile_rule", "describe_rules", "rules_by_name", "validate_rules", "warn_unknown_rules", "without_ignored"]
+           "check_picklable", "compile_rule", "describe_rules", "refuse_nested", "rules_by_name", "validate_rules", "warn_unknown_rules", "without_ignored"]
 
 #: The rules named by a string (SPEC §6b); ``"exact"`` is the default.
 RULE_NAMES = ("exact", "ignore", "unordered", "subset", "superset")
@@ -512,6 +512,36 @@ class ToolRules:
         if key is not None:
             self.memo[key] = bool(answer)
         return bool(answer)
+
+
+def refuse_nested(golds: Sequence[GoldCall], rules_of: Callable[[str], ToolRules | None]) -> None:
+    """Refuse a reference whose nested BFCL answer (a dict of accepted lists) stands under a
+    rule that has no meaning there (SPEC §6b), when the reference is read: every reference,
+    whether or not a prediction calls the tool (``rules_of``: a tool name's rules, or None).
+
+    Raises
+    ------
+    ArgumentRuleError
+        Naming the tool, the argument and the rule.
+
+    Examples
+    --------
+    >>> from toolcall_f1.calls import bfcl_gold_plain
+    >>> golds = bfcl_gold_plain([{"f": {"d": [{"a": [1]}]}}])
+    >>> rules = ToolRules.compile("f", {"d": "subset"}, {})
+    >>> refuse_nested(golds, lambda name: None)
+    >>> refuse_nested(golds, lambda name: rules)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.rules.ArgumentRuleError: rules: tool 'f' argument 'd': rule Rule('subset') cannot compare a nested BFCL answer ...
+    """
+    for gold in golds:
+        rules = rules_of(gold.name)
+        if rules is None:
+            continue
+        for key, accepted in gold.arguments.items():
+            if not accepted.plain and rules.refuses_nested(key) and not rules.ignores(key):
+                raise rules.nested_error(key)
 
 
 # --------------------------------------------------------------------------- "ignore"

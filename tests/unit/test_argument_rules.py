@@ -425,3 +425,16 @@ def test_pickling_a_metric_with_a_lambda_rule_names_rules_and_the_callable() -> 
         pickle.dumps(ToolCallMetric(rules={"f": {"x": lambda p, g: True}}))
     again = pickle.loads(pickle.dumps(ToolCallMetric(rules={"f": {"x": _broken, "y": "ignore"}})))
     assert again.settings.rules["f"]["x"] is _broken
+
+
+@pytest.mark.parametrize("rule", ["unordered", "subset", "superset", _broken])
+def test_a_nested_bfcl_answer_under_a_rule_without_meaning_there_is_refused_whether_or_not_it_is_judged(rule: Any) -> None:
+    metric = ToolCallMetric(reference_format="bfcl", rules={"f": {"d": rule}})
+    nested = [{"f": {"d": [{"a": [1.0]}]}}]
+    for pred in ([], [("g", {})], [("f", {"d": {"a": 1.0}})]):  # the tool not called, another called, both
+        with pytest.raises(ArgumentRuleError, match=r"^example 1: rules: tool 'f' argument 'd': rule .* cannot compare"):
+            metric.compute([[], pred], [[], nested])
+    with pytest.raises(ArgumentRuleError, match=r"^rules: tool 'f' argument 'd'"):
+        metric([], nested)
+    plain = ToolCallMetric(reference_format="bfcl", rules={"f": {"d": "unordered" if rule is _broken else rule}})
+    assert plain.compute([[("f", {"d": 1})]], [[{"f": {"d": [1]}}]])["f1"] == 1.0  # a plain answer: fine
