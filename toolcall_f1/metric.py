@@ -28,7 +28,8 @@ from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights,
 from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
-from .rules import ArgumentRuleError, ArgumentRuleTypeError, validate_rules, warn_unknown_rules
+from .rules import (ArgumentRuleError, ArgumentRuleTypeError, check_picklable, refuse_nested, validate_rules,
+                    warn_unknown_rules)
 from .settings import VERSION, Settings, keyword_error, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader, located
@@ -208,7 +209,9 @@ class ToolCallMetric:
         self._context = (self._toolset, Context.of(self._toolset))
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without its memo (a new metric starts with an empty one)."""
+        """Pickled without its memo (a new metric starts with an empty one); a callable rule that
+        pickle cannot save is a clear error (:func:`~toolcall_f1.rules.check_picklable`)."""
+        check_picklable(self.settings.rules)
         state = self.__dict__.copy()
         del state["_memo"]
         return state
@@ -348,6 +351,11 @@ class ToolCallMetric:
                 golds = [GoldCall.from_call(c) for c in read]
         except ToolCallParseError as err:
             raise err.located(_where(index), index) from None
+        if toolset.ruled:  # a nested BFCL answer under a rule without meaning there: refused on reading (SPEC §6b)
+            try:
+                refuse_nested(golds, toolset.rules_of)
+            except ArgumentRuleError as err:
+                raise (err if index is None else err.located(f"example {index}")) from None
         if key is not None:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
@@ -501,7 +509,9 @@ class ToolCallMetric:
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
             return count_example([], golds, toolset, parse_error=self._unreadable(err, index, mode), **options)
         except (ArgumentRuleError, ArgumentRuleTypeError) as err:  # an argument rule failed: name the example
-            raise err.located("example" if index is None else f"example {index}") from err.__cause__
+            if index is None:  # one example (metric(p, g)): the tool and argument say where
+                raise
+            raise err.located(f"example {index}") from err.__cause__
         if error is not None and settings.prediction_format != "auto" and _no_call_text(pred, toolset):
             score = dataclasses.replace(score, attempted=False)  # SPEC §8b: prose, not an attempt to call
         return score

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from . import Score, Settings, Tally, ToolCallMetric
+from . import ArgumentRuleError, ArgumentRuleTypeError, Score, Settings, Tally, ToolCallMetric
 from .plain import content_key, loads_strict
 from .settings import check_choice, keyword_error
 
@@ -342,6 +342,8 @@ class ToolCallReward:
             )
         try:
             s = self.metric(prediction, reference, tools=tools, details=False)
+        except (ArgumentRuleError, ArgumentRuleTypeError) as err:  # a rule (SPEC §6b), not the reference column
+            raise err.located(f"ToolCallReward: {_where(row, prompts)}") from err.__cause__
         except ValueError as err:  # the reference (a prediction's parse error is counted)
             raise ValueError(
                 f"ToolCallReward: column {self.reference_column!r}, {_where(row, prompts)}: {err}"

@@ -18,20 +18,22 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from .calls import Call, GoldCall, ToolCallWarning
-from .plain import DuplicateKeyError, held_json
+from .plain import DuplicateKeyError, held_json, plain_json
 from .values import KEYED_CANONICALIZERS, Canonicalizer, canonicalizer_name, value_key, values_equal
 
 __all__ = ["RULE_NAMES", "TOLERANCES", "ArgumentRuleError", "ArgumentRuleTypeError", "Rule", "ToolRules",
-           "compile_rule", "describe_rules", "validate_rules", "warn_unknown_rules", "without_ignored"]
+           "check_picklable", "compile_rule", "describe_rules", "refuse_nested", "rules_by_name", "validate_rules", "warn_unknown_rules", "without_ignored"]
 
 #: The rules named by a string (SPEC §6b); ``"exact"`` is the default.
 RULE_NAMES = ("exact", "ignore", "unordered", "subset", "superset")
@@ -84,10 +86,12 @@ def _check_rule(rule: Any, where: str) -> Any:
             out = {}
             for key in TOLERANCES:
                 if key in rule:
-                    value = rule[key]
-                    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+                    value = plain_json(rule[key])  # a numpy scalar as its plain value
+                    if not isinstance(value, (int, float)):  # (a bool: not finite >= 0, below)
+                        raise ValueError(f"rules: {where}: {key} must be a number (int or float), got "
+                                         f"{type(value).__name__} {value!r} (in rule {dict(rule)!r})")
                     try:
-                        number = float(value) if ok else math.nan
+                        number = math.nan if isinstance(value, bool) else float(value)
                     except OverflowError:
                         number = math.nan
                     if not (math.isfinite(number) and number >= 0):
@@ -147,6 +151,35 @@ def validate_rules(rules: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def rules_by_name(rules: Mapping[str, Mapping[str, Any]], name_canon: Callable[[str], str]) -> dict[str, Mapping[str, Any]]:
+    """``rules`` keyed by canonical tool name (``name_canon``, the name canonicalizer).
+
+    Raises
+    ------
+    ValueError
+        For two tools whose names are one after ``name_canon``, naming both (neither rule is
+        silently dropped).
+
+    Examples
+    --------
+    >>> rules_by_name({"f": {"x": "ignore"}}, str.lower)
+    {'f': {'x': 'ignore'}}
+    >>> rules_by_name({"F": {"x": "ignore"}, "f": {"x": "exact"}}, str.lower)
+    Traceback (most recent call last):
+    ...
+    ValueError: rules: tools 'F' and 'f' are one tool after the name canonicalizer ('f'): give its rules once
+    """
+    out: dict[str, Mapping[str, Any]] = {}
+    first: dict[str, str] = {}
+    for tool, entry in rules.items():
+        key = name_canon(tool)
+        if key in out:
+            raise ValueError(f"rules: tools {first[key]!r} and {tool!r} are one tool after the name canonicalizer "
+                             f"({key!r}): give its rules once")
+        out[key], first[key] = entry, tool
+    return out
+
+
 def describe_rules(rules: Mapping[str, Mapping[str, Any]]) -> Any:
     """The rules as JSON data for the signature's digest: a callable by its code
     (:func:`~toolcall_f1.values.canonicalizer_name`, as a callable canonicalizer is named).
@@ -160,6 +193,36 @@ def describe_rules(rules: Mapping[str, Mapping[str, Any]]) -> Any:
     """
     return {tool: {arg: _code_name(rule) if callable(rule) else rule for arg, rule in entry.items()}
             for tool, entry in rules.items()}
+
+
+def check_picklable(rules: Mapping[str, Mapping[str, Any]]) -> None:
+    """Refuse, clearly, to pickle ``rules`` holding a callable that pickle cannot save (a
+    lambda, a local function): the object holding them is being pickled.
+
+    Raises
+    ------
+    pickle.PicklingError
+        Naming the tool, the argument and the callable, and what would pickle.
+
+    Examples
+    --------
+    >>> check_picklable({"f": {"x": "ignore", "y": str.__eq__}})
+    >>> check_picklable({"f": {"x": lambda p, g: True}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    _pickle.PicklingError: rules: tool 'f' argument 'x': the callable rule custom:<lambda>... cannot be pickled (...); ...
+    """
+    for tool, entry in rules.items():
+        for arg, rule in entry.items():
+            if not callable(rule):
+                continue
+            try:
+                pickle.dumps(rule)
+            except Exception as err:  # pickle raises more than PicklingError (AttributeError, TypeError)
+                raise pickle.PicklingError(
+                    f"rules: tool {tool!r} argument {arg!r}: the callable rule {_code_name(rule)} cannot be pickled "
+                    f"({type(err).__name__}: {err}); to pickle the metric, define it at a module's top level "
+                    "(a lambda or a local function cannot be pickled)") from err
 
 
 def _code_name(fn: Any) -> str:
@@ -216,10 +279,13 @@ class Rule:
     True
     """
 
-    __slots__ = ("kind", "abs_tol", "rel_tol", "fn")
+    __slots__ = ("kind", "abs_tol", "rel_tol", "fn", "memo_key")
 
     def __init__(self, kind: str, abs_tol: float = 0.0, rel_tol: float = 0.0, fn: Callable[[Any, Any], Any] | None = None):
         self.kind, self.abs_tol, self.rel_tol, self.fn = kind, abs_tol, rel_tol, fn
+        #: The callable's part of a memo key: the callable itself, by identity (the key keeps it
+        #: alive, so no other callable can take its id while the memo lives; SPEC §6b).
+        self.memo_key = None if fn is None else _Same(fn)
 
     def __repr__(self) -> str:
         if self.kind == "tolerance":
@@ -251,15 +317,50 @@ class Rule:
         """Numbers by ``math.isclose`` at every depth (a bool is never a number; ints too
         large for a float compare exactly); everything else by SPEC §4."""
         if _is_number(p) and _is_number(g):
-            try:
-                return math.isclose(p, g, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
-            except OverflowError:
-                return bool(p == g)
+            return _isclose(p, g, self.rel_tol, self.abs_tol)
         if _is_list(p) and _is_list(g):
             return len(p) == len(g) and all(self._close(a, b, canon) for a, b in zip(p, g))
         if isinstance(p, Mapping) and isinstance(g, Mapping):
             return p.keys() == g.keys() and all(self._close(p[k], g[k], canon) for k in p)
         return values_equal(p, g, canon)
+
+
+class _Same:
+    """An object as a dict key by identity (a callable rule may define ``__eq__`` or no
+    ``__hash__``): equal to another ``_Same`` holding the very same object."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+#: Every int of at most this magnitude is a float exactly.
+_FLOAT_EXACT = 2 ** 53
+
+
+def _isclose(p: int | float, g: int | float, rel_tol: float, abs_tol: float) -> bool:
+    """``math.isclose(p, g, rel_tol=, abs_tol=)``, but an int that no float holds exactly is
+    compared exactly (SPEC §6b): ``|p - g| <= max(rel_tol·max(|p|, |g|), abs_tol)`` in
+    fractions (a float's own value is exact in one).
+
+    Examples
+    --------
+    >>> _isclose(2 ** 60 + 1, 2 ** 60, 0.0, 0.5), _isclose(2 ** 60 + 1, 2 ** 60, 0.0, 1.0), _isclose(1, 1.05, 0.0, 0.1)
+    (False, True, True)
+    """
+    if all(isinstance(v, float) or -_FLOAT_EXACT <= v <= _FLOAT_EXACT for v in (p, g)):
+        return math.isclose(p, g, rel_tol=rel_tol, abs_tol=abs_tol)
+    if any(isinstance(v, float) and not math.isfinite(v) for v in (p, g)):
+        return False  # a finite int is close to no infinity and no nan
+    fp, fg = Fraction(p), Fraction(g)
+    return abs(fp - fg) <= max(Fraction(rel_tol) * max(abs(fp), abs(fg)), Fraction(abs_tol))
 
 
 def _is_number(value: Any) -> bool:
@@ -394,7 +495,7 @@ class ToolRules:
     def _called(self, rule: Rule, arg: str, p: Any, g: Any) -> bool:
         """A callable rule's answer for ``(p, g)``, from the memo or called once."""
         try:
-            key: Any = (id(rule), json.dumps(p, sort_keys=True), json.dumps(g, sort_keys=True))
+            key: Any = (rule.memo_key, json.dumps(p, sort_keys=True), json.dumps(g, sort_keys=True))
         except (TypeError, ValueError, RecursionError):
             key = None
         if key is not None and key in self.memo:
@@ -411,6 +512,36 @@ class ToolRules:
         if key is not None:
             self.memo[key] = bool(answer)
         return bool(answer)
+
+
+def refuse_nested(golds: Sequence[GoldCall], rules_of: Callable[[str], ToolRules | None]) -> None:
+    """Refuse a reference whose nested BFCL answer (a dict of accepted lists) stands under a
+    rule that has no meaning there (SPEC §6b), when the reference is read: every reference,
+    whether or not a prediction calls the tool (``rules_of``: a tool name's rules, or None).
+
+    Raises
+    ------
+    ArgumentRuleError
+        Naming the tool, the argument and the rule.
+
+    Examples
+    --------
+    >>> from toolcall_f1.calls import bfcl_gold_plain
+    >>> golds = bfcl_gold_plain([{"f": {"d": [{"a": [1]}]}}])
+    >>> rules = ToolRules.compile("f", {"d": "subset"}, {})
+    >>> refuse_nested(golds, lambda name: None)
+    >>> refuse_nested(golds, lambda name: rules)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    toolcall_f1.rules.ArgumentRuleError: rules: tool 'f' argument 'd': rule Rule('subset') cannot compare a nested BFCL answer ...
+    """
+    for gold in golds:
+        rules = rules_of(gold.name)
+        if rules is None:
+            continue
+        for key, accepted in gold.arguments.items():
+            if not accepted.plain and rules.refuses_nested(key) and not rules.ignores(key):
+                raise rules.nested_error(key)
 
 
 # --------------------------------------------------------------------------- "ignore"

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
 from .plain import Memo, content_key, plain_json
-from .rules import ToolRules
+from .rules import ToolRules, rules_by_name
 from .values import NameCanonicalizer, canon_exact
 
 __all__ = [
@@ -333,7 +333,7 @@ class ToolSet:
         self.calls: dict[Any, bool] = (({} if calls is None else calls) if extends is None else extends.calls)
         same = extends if extends is not None and extends.name_canon is name_canon else None
         #: ``rules=`` by canonical tool name.
-        self.by_rules = same.by_rules if same is not None else {name_canon(t): entry for t, entry in self.rules.items()}
+        self.by_rules = same.by_rules if same is not None else rules_by_name(self.rules, name_canon)
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)

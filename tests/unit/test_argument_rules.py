@@ -87,8 +87,9 @@ def test_spec_examples_at_call_level() -> None:
     ({"abs_tol": 0.5}, [1.2, 3], [3, 1.2], False),  # lists in order
     ({"abs_tol": 1}, True, 1, False),  # a bool is never a number
     ({"abs_tol": 1}, True, True, True),
-    ({"abs_tol": 1}, 10**400, 10**400, True),  # too large for a float: compared exactly
-    ({"abs_tol": 1}, 10**400, 10**400 + 1, False),
+    ({"abs_tol": 1}, 10**400, 10**400, True),  # too large for a float: compared exactly (in fractions)
+    ({"abs_tol": 1}, 10**400, 10**400 + 1, True),  # |p - g| = 1 <= abs_tol, exactly
+    ({"abs_tol": 0.5}, 10**400, 10**400 + 1, False),
     ({"abs_tol": 0.1}, "Paris", "paris", True),  # other values by §4
 ])
 def test_each_rule(rule: Any, pred: Any, gold: Any, agrees: bool) -> None:
@@ -327,3 +328,113 @@ def test_rules_reach_the_references_own_tools_and_their_match_keys() -> None:
         plain = ToolCallMetric("arg").compute(preds, refs)
     assert (got["tp"], got["fp"], got["fn"], got["exact_match"]) == (4.0, 0.0, 0.0, 1.0)
     assert (plain["tp"], plain["fp"], plain["fn"]) == (2.0, 2.0, 2.0)  # x and y disagree; rid still ignored
+
+
+# --------------------------------------------------------------------------- review fixes
+
+
+def _own_tools_refs(n: int, gold: dict[str, Any]) -> list[dict[str, Any]]:
+    """``n`` references of one call, each with its own (distinct) tools: a tool set per reference."""
+    params = {"properties": {k: {} for k in gold}}
+    return [{"calls": [{"name": "f", "arguments": gold}],
+             "tools": [{"name": "f", "description": f"d{i}", "parameters": params}]} for i in range(n)]
+
+
+def test_a_callable_is_called_once_per_pair_across_references_with_their_own_tools() -> None:
+    calls = []
+
+    def judge(p: Any, g: Any) -> bool:
+        calls.append((p, g))
+        return bool(p == g)
+
+    preds = [[{"name": "f", "arguments": {"x": 1}}]] * 50
+    result = ToolCallMetric(rules={"f": {"x": judge}}).compute(preds, _own_tools_refs(50, {"x": 1}))
+    assert calls == [(1, 1)] and result["exact_match"] == 1.0
+
+
+def test_a_callable_never_gets_another_callables_answer() -> None:
+    # each reference's tools compile new rules; the tool sets of old ones are freed (the memo
+    # once keyed by a rule's id, which a new rule could take: the other callable's answer)
+    preds = [[{"name": "f", "arguments": {"x": 1, "y": 1}}]] * 300
+    rules = {"f": {"x": lambda p, g: True, "y": lambda p, g: False}}
+    result = ToolCallMetric(rules=rules).compute(preds, _own_tools_refs(300, {"x": 2, "y": 2}))
+    assert (result["tp"], result["exact_match"]) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("tolerance", [{"abs_tol": 0.5}, {"abs_tol": 0}, {"rel_tol": 1e-20}])
+def test_a_tolerance_never_lets_unequal_ints_too_large_for_a_float_agree(tolerance: dict[str, float]) -> None:
+    rules = {"f": {"id": tolerance}}
+    assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": 2 ** 60})], rules)[3] == 0.0
+    assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": float(2 ** 60)})], rules)[3] == 0.0  # the float exactly
+    assert counts([("f", {"id": 2 ** 60})], [("f", {"id": 2 ** 60})], rules)[3] == 1.0
+    assert counts([("f", {"id": 10 ** 400})], [("f", {"id": 10 ** 400 + 1})], {"f": {"id": {"abs_tol": 0.5}}})[3] == 0.0
+
+
+def test_a_tolerance_compares_large_ints_within_it() -> None:
+    assert counts([("f", {"id": 2 ** 60 + 1})], [("f", {"id": 2 ** 60})], {"f": {"id": {"abs_tol": 1}}})[3] == 1.0
+    assert counts([("f", {"id": 10 ** 400 + 10 ** 390})], [("f", {"id": 10 ** 400})], {"f": {"id": {"rel_tol": 1e-9}}})[3] == 1.0
+
+
+def test_two_rule_keys_that_are_one_tool_after_the_name_canonicalizer_are_a_value_error() -> None:
+    rules = {"math_f": {"x": "ignore"}, "math.f": {"x": "exact"}}
+    with pytest.raises(ValueError, match="'math_f' and 'math.f' are one tool"):
+        ToolCallMetric(name_canonicalizer="underscore", rules=rules)
+    with pytest.raises(ValueError, match="'math_f' and 'math.f' are one tool"):
+        ToolCallMetric(name_canonicalizer="underscore").compute([[]], [[]], rules=rules)
+    ToolCallMetric(rules=rules)  # distinct names without it
+
+
+@pytest.mark.parametrize("value", [np.float32(0.01), np.int64(1), np.float64(0.5)])
+def test_a_numpy_tolerance_is_its_plain_value(value: Any) -> None:
+    assert counts([("f", {"x": 1.005})], [("f", {"x": 1.0})], {"f": {"x": {"abs_tol": value}}})[3] == 1.0
+
+
+def test_a_tolerance_of_the_wrong_type_names_the_type() -> None:
+    with pytest.raises(ValueError, match=r"abs_tol must be a number \(int or float\), got str '0.1'"):
+        validate_rules({"f": {"x": {"abs_tol": "0.1"}}})
+
+
+def _broken(p: Any, g: Any) -> bool:
+    raise KeyError("no model")
+
+
+def test_a_callable_that_raises_on_one_example_names_tool_and_argument_without_an_example() -> None:
+    metric = ToolCallMetric(rules={"f": {"x": _broken}})
+    with pytest.raises(ArgumentRuleError) as caught:
+        metric([("f", {"x": 1})], [("f", {"x": 2})])
+    assert str(caught.value).startswith("rules: tool 'f' argument 'x': the rule custom:")
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+def test_a_callable_that_raises_in_a_reward_names_the_row_and_the_rule_not_the_column() -> None:
+    from toolcall_f1.rewards import ToolCallReward
+    reward = ToolCallReward(rules={"f": {"x": _broken}})
+    with pytest.raises(ArgumentRuleError) as caught:
+        reward(completions=['[{"name": "f", "arguments": {"x": 1}}]'], reference=[[("f", {"x": 2})]])
+    assert str(caught.value).startswith("ToolCallReward: row 0: rules: tool 'f' argument 'x': the rule custom:")
+    assert "column" not in str(caught.value) and isinstance(caught.value.__cause__, KeyError)
+    with pytest.raises(ArgumentRuleTypeError, match=r"^ToolCallReward: row 0: rules: tool 'f' argument 'x'"):
+        ToolCallReward(rules={"f": {"x": lambda p, g: None}})(
+            completions=['[{"name": "f", "arguments": {"x": 1}}]'], reference=[[("f", {"x": 2})]])
+
+
+def test_pickling_a_metric_with_a_lambda_rule_names_rules_and_the_callable() -> None:
+    import pickle
+    with pytest.raises(pickle.PicklingError, match=r"^rules: tool 'f' argument 'x': the callable rule custom:.*lambda.* "
+                                                   r"cannot be pickled"):
+        pickle.dumps(ToolCallMetric(rules={"f": {"x": lambda p, g: True}}))
+    again = pickle.loads(pickle.dumps(ToolCallMetric(rules={"f": {"x": _broken, "y": "ignore"}})))
+    assert again.settings.rules["f"]["x"] is _broken
+
+
+@pytest.mark.parametrize("rule", ["unordered", "subset", "superset", _broken])
+def test_a_nested_bfcl_answer_under_a_rule_without_meaning_there_is_refused_whether_or_not_it_is_judged(rule: Any) -> None:
+    metric = ToolCallMetric(reference_format="bfcl", rules={"f": {"d": rule}})
+    nested = [{"f": {"d": [{"a": [1.0]}]}}]
+    for pred in ([], [("g", {})], [("f", {"d": {"a": 1.0}})]):  # the tool not called, another called, both
+        with pytest.raises(ArgumentRuleError, match=r"^example 1: rules: tool 'f' argument 'd': rule .* cannot compare"):
+            metric.compute([[], pred], [[], nested])
+    with pytest.raises(ArgumentRuleError, match=r"^rules: tool 'f' argument 'd'"):
+        metric([], nested)
+    plain = ToolCallMetric(reference_format="bfcl", rules={"f": {"d": "unordered" if rule is _broken else rule}})
+    assert plain.compute([[("f", {"d": 1})]], [[{"f": {"d": [1]}}]])["f1"] == 1.0  # a plain answer: fine
