@@ -593,6 +593,11 @@ def compare_inputs(*values: Any) -> dict[str, dict[str, Any]]:
                                **c.inputs.settings(changed=False))
 
 
+#: Appended to a count mismatch under order="turns": a box of one conversation is read as one example per turn.
+TURNS_COUNT_HINT = ("; under order=\"turns\" a box is a list of conversations, each its list of turns: write one "
+                    "conversation as [[[\"f(a=1)\"], [\"g(b=2)\"]]], not [[\"f(a=1)\"], [\"g(b=2)\"]]")
+
+
 def run_compare(*values: Any) -> tuple[Comparison, dict[str, dict[str, Any]] | None, str]:
     """The compare tab's values, ``compare()``'s result (None on bad input) and the message above
     it (the error, or the warnings ``compare()`` gave: too few examples, unreadable output); never raises.
@@ -603,13 +608,18 @@ def run_compare(*values: Any) -> tuple[Comparison, dict[str, dict[str, Any]] | N
     >>> result["new"]["delta"], "too few for a paired test" in message
     (-1.0, True)
     """
-    c = Comparison.of(*values)
+    try:
+        c = Comparison.of(*values)
+    except (ValueError, TypeError, OverflowError) as err:  # a number box holding NaN, infinity or text
+        return (Comparison.of(*values[:2], None, None, *values[4:]), None,
+                error_html(f"resamples and seed: expected whole numbers, got {values[2:4]!r} ({err})"))
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = compare_inputs(*c.values())
     except (ValueError, TypeError, RecursionError, OverflowError, LookupError) as err:
-        return c, None, error_html(_describe(err))
+        turns = c.inputs.order == "turns" and "predictions for" in str(err)
+        return c, None, error_html(_describe(err) + (TURNS_COUNT_HINT if turns else ""))
     ours = [w for w in caught if issubclass(w.category, toolcall_f1.ToolCallWarning)]  # the reader's business
     for w in caught:
         if w not in ours:  # anyone else's: warned as if not caught

@@ -170,13 +170,14 @@ def _resampled(sums: Any, n: int, seed: int) -> Any:
 
 def check_interval(level: float, n: int, seed: int) -> None:
     """Refuse interval settings SPEC §8b does not allow: a level outside (0, 1), a number of
-    resamples that is no positive integer, a seed that is no integer (each a ValueError naming it)."""
+    resamples that is no positive integer, a seed that is no non-negative integer (numpy's
+    ``default_rng`` takes none below 0; each a ValueError naming the keyword)."""
     if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
         raise ValueError(f"confidence_level: expected a number between 0 and 1 (exclusive), got {level!r}")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"n_resamples: expected a positive integer, got {n!r}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed: expected an integer, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
 
 
 def signature_parts(head: str, n: int, seed: int, grouped: bool | None) -> list[str]:

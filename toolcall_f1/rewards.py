@@ -98,7 +98,9 @@ class ToolCallReward:
     messages are read together, in order: a message's calls are its ``tool_calls`` when it has
     any, else those written in its ``content`` (any supported format). Tool results and other
     roles are never read. With ``order="turns"`` (a reference ``{"turns": [...]}``) a completion
-    is the list of per-turn outputs (or JSON text of it), read as ``compute()`` reads it.
+    is the list of per-turn outputs (or JSON text of it), read as ``compute()`` reads it; a
+    conversational completion (a list of messages, each with a ``role``) gives one entry per
+    assistant message, in order (SPEC §5b) — tool results and other roles are never entries.
 
     With ``log_metric`` (TRL ≥ 1.x passes it), each call also logs :data:`COMPONENTS` over its
     batch as ``<name>/<component>`` (:func:`components`): ``parse_error_rate``, the fraction
@@ -315,7 +317,7 @@ class ToolCallReward:
         done: dict[tuple[bytes | None, ...], tuple[float, Score]] = {}
         turns = self.metric.order == "turns"  # a completion: one entry per turn, as the metric reads it
         for row, completion in enumerate(completions):
-            prediction = completion if turns else self._prediction(completion, row)
+            prediction = self._turn_entries(completion) if turns else self._prediction(completion, row)
             raw_tools = None if tools is None else tools[row]
             row_tools = None if raw_tools is None else self._tools(raw_tools, decoded_tools, row, prompts)
             key = _content_key(prediction, references[row], raw_tools)
@@ -372,6 +374,15 @@ class ToolCallReward:
             if message["role"] == _ASSISTANT:
                 messages.append(_assistant_message(message))
         return messages
+
+    @staticmethod
+    def _turn_entries(completion: Any) -> Any:
+        """A completion under ``order="turns"``: a list of messages gives one entry per assistant
+        message (tool results and other roles are no turn); any other completion is the entries."""
+        if (isinstance(completion, (list, tuple)) and completion
+                and all(isinstance(m, Mapping) and "role" in m for m in completion)):
+            return [_assistant_message(m) for m in completion if m["role"] == _ASSISTANT]
+        return completion
 
     # -- columns ----------------------------------------------------------------------------
 

@@ -803,3 +803,19 @@ def test_the_compare_tab_has_the_elements_the_browser_test_uses() -> None:
     assert expected <= ids
     result = next(b for b in blocks.blocks.values() if getattr(b, "elem_id", None) == "compare-result")
     assert "0.0180 *" in result.value  # scored at build time: the tab shows its example on arrival
+
+
+def test_run_compare_never_raises_on_a_bad_number_and_hints_at_turns() -> None:
+    """A NaN or infinite resamples box is a readable error, not a ValueError; under order="turns"
+    one conversation written as its bare list of turns gets a hint on the count mismatch."""
+    for bad in (float("nan"), float("inf")):
+        c, result, message = app.run_compare("[g()]", "bootstrap", bad, 12345, "[f()]", "[f()]")
+        assert result is None and "expected whole numbers" in message and c.new == "[g()]"
+    turns = dataclasses.replace(app.COMPARE_EXAMPLE.inputs, predictions='[["f(a=1)"], ["g(b=2)"]]',
+                                references='{"turns": [["f(a=1)"], ["g(b=2)"]]}', tools="", order="turns")
+    c = dataclasses.replace(app.COMPARE_EXAMPLE, new='[["f(a=1)"], ["g(b=3)"]]', inputs=turns)
+    _, result, message = app.run_compare(*c.values())
+    assert result is None and "has 2 predictions for 1 references" in message and "list of turns" in message
+    one = dataclasses.replace(c, new='[[["f(a=1)"], ["g(b=3)"]]]', inputs=dataclasses.replace(
+        turns, predictions='[[["f(a=1)"], ["g(b=2)"]]]'))
+    assert app.run_compare(*one.values())[1]["new"]["delta"] == -0.5

@@ -163,8 +163,9 @@ def test_call_level_default_and_the_trajectory_order(tmp_path: Path) -> None:
     assert {name: m.value for name, m in scores.metrics.items()} == {
         k: want[k] for k in ("f1", "precision", "recall", "exact_match")}
     two_turns = next(s for s in log.samples if s.id == 1).scores["tool_call_f1"]
-    assert json.loads(two_turns.answer) == [{"name": "get_weather", "arguments": {"city": "London"}},
-                                            {"name": "search", "arguments": {"q": "umbrellas"}}]
+    # the answer: the trajectory's assistant messages as message dicts, their calls in order
+    assert [c for m in json.loads(two_turns.answer) for c in m["tool_calls"]] == [
+        {"name": "get_weather", "arguments": {"city": "London"}}, {"name": "search", "arguments": {"q": "umbrellas"}}]
     assert (two_turns.value["tp"], two_turns.value["fp"], two_turns.value["fn"]) == (1.0, 1.0, 1.0)
 
 
@@ -203,3 +204,60 @@ def test_importing_the_package_imports_no_framework() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True,
                          text=True, check=True, timeout=120)
     assert out.stdout.strip() == "[]"
+
+
+def score_of(messages: list[Any], reference: Any, **settings: Any) -> Any:
+    """The scorer's score of one state holding ``messages`` (no eval: the scorer alone)."""
+    import asyncio
+
+    from inspect_ai.model import ModelName
+    from inspect_ai.scorer import Target
+    from inspect_ai.solver import TaskState
+
+    state = TaskState(ModelName("mockllm/model"), sample_id="s", epoch=1, input="q", messages=messages,
+                      metadata={"reference": reference})
+    return asyncio.run(tool_call_f1(**settings)(state, Target("")))
+
+
+def counts(score: Any) -> tuple[float, float, float, float]:
+    return score.value["tp"], score.value["fp"], score.value["fn"], score.value["exact"]
+
+
+def test_order_turns_reads_one_entry_per_user_turn() -> None:
+    from inspect_ai.model import ChatMessageTool, ChatMessageUser
+
+    two = ChatMessageAssistant(content="", tool_calls=[ToolCall(id="1", function="f", arguments={}),
+                                                       ToolCall(id="2", function="g", arguments={})])
+    assert counts(score_of([ChatMessageUser(content="q"), two], {"turns": [["f()", "g()"]]}, order="turns")) == (
+        2.0, 0.0, 0.0, 1.0)
+    # a turn's tool-call rounds are one entry; the next user message starts the next turn
+    chat = [ChatMessageUser(content="q"),
+            ChatMessageAssistant(content="", tool_calls=[ToolCall(id="1", function="f", arguments={"x": 1})]),
+            ChatMessageTool(content="ok", tool_call_id="1"),
+            ChatMessageAssistant(content="", tool_calls=[ToolCall(id="2", function="g", arguments={})]),
+            ChatMessageTool(content="ok", tool_call_id="2"), ChatMessageAssistant(content="done"),
+            ChatMessageUser(content="now h"),
+            ChatMessageAssistant(content="", tool_calls=[ToolCall(id="3", function="h", arguments={})])]
+    gold = {"turns": [["f(x=1)", "g()"], ["h()"]]}
+    assert counts(score_of(chat, gold, order="turns")) == (3.0, 0.0, 0.0, 1.0)
+    swapped = {"turns": [["h()"], ["f(x=1)", "g()"]]}
+    assert counts(score_of(chat, swapped, order="turns")) == (0.0, 3.0, 3.0, 0.0)
+    # a call inspect could not parse makes its turn unreadable, not the other turn
+    chat[-1] = ChatMessageAssistant(content="", tool_calls=[ToolCall(id="3", function="h", arguments={},
+                                                                     parse_error="bad JSON")])
+    broken = score_of(chat, gold, order="turns")
+    assert counts(broken) == (2.0, 0.0, 1.0, 0.0) and "could not be parsed" in broken.metadata["parse_error"]
+
+
+def test_a_message_without_tool_calls_has_its_text_read_as_model_output() -> None:
+    from inspect_ai.model import ChatMessageUser
+
+    text = '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>'
+    messages = [ChatMessageUser(content="q"), ChatMessageAssistant(content=text)]
+    reference = [{"name": "f", "arguments": {"x": 1}}]
+    want = ToolCallMetric().compute([[{"role": "assistant", "content": text, "tool_calls": None}]], [reference])
+    assert want["exact_match"] == 1.0
+    score = score_of(messages, reference)
+    assert counts(score) == (1.0, 0.0, 0.0, 1.0) and score.metadata["parse_error"] is None
+    # unreadable text is a parse error, as compute() counts it
+    assert score_of([ChatMessageAssistant(content="[f(x=")], reference).metadata["parse_error"] is not None

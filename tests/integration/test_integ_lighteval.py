@@ -232,3 +232,20 @@ def test_a_lighteval_pipeline_runs_the_readme_custom_task(tmp_path: Path, monkey
     want = ToolCallMetric("arg").compute(*flat(docs))
     assert {name: got[name] for name in METRIC_NAMES} == {name: want[what] for name, what in METRIC_NAMES.items()}
     assert all(got[f"{name}_stderr"] > 0 for name in METRIC_NAMES)  # bootstrapped: the numbers are floats
+
+
+def test_doc_tools_with_turns_and_with_a_calls_tools_reference() -> None:
+    tools = json.dumps([{"name": "f", "parameters": {"type": "object", "properties": {
+        "x": {"type": "integer"}, "u": {"type": "string", "default": "c"}}, "required": ["x"]}}])
+    answer = '[f(x=1, u="c")]'  # exact only under the schema (u's default)
+
+    def exact(metric: Any, reference: Any, text: Any, with_tools: bool = True) -> float:
+        specific = {"reference": reference, **({"tools": tools} if with_tools else {})}
+        doc = Doc(query="q", choices=["ignored"], gold_index=0, id="t", specific=specific)
+        [output] = apply_metric([ModelResponse(text=[text])], [doc], [metric])
+        return output["tool_call_exact_match"][0][3]
+
+    assert exact(tool_call_metric(), "[f(x=1)]", answer, with_tools=False) == 0.0
+    assert exact(tool_call_metric(), "[f(x=1)]", answer) == 1.0
+    assert exact(tool_call_metric(order="turns"), {"turns": [["f(x=1)"]]}, [answer]) == 1.0
+    assert exact(tool_call_metric(), {"calls": [{"name": "f", "arguments": {"x": 1}}], "tools": tools}, answer) == 1.0

@@ -150,3 +150,19 @@ def test_the_readme_yaml_is_the_example_s() -> None:
     example = (EXAMPLE / "toolcall_f1.yaml").read_text(encoding="utf-8").splitlines()
     shown = [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     assert shown and all(line in example for line in shown), shown
+
+
+#: A schema under which the gold ``f(x=1)`` and the answer ``f(x=1, u="c")`` are exact (u's default).
+DEFAULT_TOOLS = json.dumps([{"name": "f", "parameters": {"type": "object", "properties": {
+    "x": {"type": "integer"}, "u": {"type": "string", "default": "c"}}, "required": ["x"]}}])
+
+
+def test_doc_tools_with_turns_and_with_a_calls_tools_reference() -> None:
+    answer = '[f(x=1, u="c")]'
+    assert process_results({"reference": "[f(x=1)]"}, [answer])["exact_match"] == 0.0  # no schema: u is extra
+    assert process_results({"reference": "[f(x=1)]", "tools": DEFAULT_TOOLS}, [answer])["exact_match"] == 1.0
+    turns = ToolCallResults(order="turns")
+    assert turns({"reference": {"turns": [["f(x=1)"]]}, "tools": DEFAULT_TOOLS}, [[answer]])["exact_match"] == 1.0
+    both = {"reference": json.dumps({"calls": [{"name": "f", "arguments": {"x": 1}}], "tools": DEFAULT_TOOLS}),
+            "tools": DEFAULT_TOOLS}
+    assert process_results(both, [answer])["exact_match"] == 1.0

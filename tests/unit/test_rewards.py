@@ -521,3 +521,16 @@ def test_judge_returns_each_rows_score_and_checks_lengths() -> None:
     assert [(s.tp, s.fp, s.fn) for s in scores] == [(2.0, 0.0, 0.0), (2.0, 0.0, 0.0), (0.0, 0.0, 2.0)]
     with pytest.raises(ValueError, match=r"expected one reference \(and tools value\) per completion \(2\), got 1"):
         ToolCallReward().judge(["[f()]", "[f()]"], ["[f()]"])
+
+
+def test_order_turns_reads_each_assistant_message_of_a_conversation_as_a_turn() -> None:
+    """A tool result is never a turn: [assistant, tool, assistant] is two turns."""
+    completion = [{"role": "assistant", "content": "[f(x=1)]"}, {"role": "tool", "content": "ok"},
+                  {"role": "assistant", "content": "[g()]"}]
+    gold = {"turns": [["f(x=1)"], ["g()"]]}
+    assert ToolCallReward(order="turns", reward="exact")(completions=[completion], reference=[gold]) == [1.0]
+    assert ToolCallReward(order="turns")(completions=[completion], reference=[gold]) == [1.0]
+    swapped = {"turns": [["g()"], ["f(x=1)"]]}
+    assert ToolCallReward(order="turns")(completions=[completion], reference=[swapped]) == [0.0]
+    # per-turn outputs given directly are read as compute() reads them
+    assert ToolCallReward(order="turns")(completions=[["[f(x=1)]", "[g()]"]], reference=[gold]) == [1.0]

@@ -1,8 +1,9 @@
 """inspect_ai: a tool-call scorer whose metrics micro-average the counts of its scores.
 
-:func:`tool_call_f1` is an ``@scorer``: it reads the tool calls of the sample's assistant
-messages (the whole trajectory, in order: each ``ToolCall``'s ``function`` and ``arguments``),
-scores them against the sample's gold calls with :class:`~toolcall_f1.ToolCallMetric`'s one
+:func:`tool_call_f1` is an ``@scorer``: it reads the sample's assistant messages as the core
+reads message dicts (the whole trajectory, in order: each ``ToolCall``'s ``function`` and
+``arguments``, or the text of a message without tool calls read as model output; under
+``order="turns"`` one entry per user turn, :func:`trajectory`), scores them against the sample's gold calls with :class:`~toolcall_f1.ToolCallMetric`'s one
 stream, and returns a ``Score`` whose value holds that sample's weighted counts
 (``{"tp", "fp", "fn", "exact"}``). Its metrics :func:`f1`, :func:`precision`, :func:`recall`
 and :func:`exact_match` sum those counts over the samples and divide once: the number
@@ -27,52 +28,101 @@ from inspect_ai.solver import TaskState
 
 from .. import Counts, Settings, ToolCallMetric, ToolCallParseError, prf
 
-__all__ = ["COUNT_KEYS", "exact_match", "f1", "gold_reference", "micro_scores", "precision", "recall", "tool_call_f1",
-           "trajectory_calls"]
+__all__ = ["COUNT_KEYS", "assistant_message", "exact_match", "f1", "gold_reference", "micro_scores", "precision",
+           "recall", "tool_call_f1", "trajectory"]
 
 #: The keys of a :func:`tool_call_f1` score's value: the sample's weighted counts and whether it
 #: is exact (1.0 or 0.0).
 COUNT_KEYS = ("tp", "fp", "fn", "exact")
 
 
-def trajectory_calls(messages: Iterable[Any]) -> list[dict[str, Any]] | ToolCallParseError:
-    """The tool calls of a conversation's assistant messages, in order, as ``{"name",
-    "arguments"}`` dicts (what :class:`~toolcall_f1.ToolCallMetric` reads as structured calls).
+def assistant_message(message: Any) -> dict[str, Any] | ToolCallParseError:
+    """An inspect_ai assistant message as the message dict the core reads (SPEC §2, Messages):
+    ``{"role": "assistant", "content": its text, "tool_calls": [{"name", "arguments"}, ...]}``
+    — so a message without tool calls has its text read as model output, as ``compute()`` reads
+    the same dict.
 
-    A ``ToolCall`` inspect_ai could not parse (its ``parse_error`` is set) makes the whole
-    prediction unreadable, as unreadable text is (SPEC §8: counted as a parse error, scored as
-    no calls): the error is returned in place of the calls.
+    A ``ToolCall`` inspect_ai could not parse (its ``parse_error`` is set) makes the message
+    unreadable, as unreadable text is (SPEC §8: counted as a parse error, scored as no calls):
+    the error is returned in place of the message.
+
+    Parameters
+    ----------
+    message
+        A ``ChatMessageAssistant``.
+
+    Returns
+    -------
+    dict, or ToolCallParseError
+
+    Examples
+    --------
+    >>> from inspect_ai.model import ChatMessageAssistant
+    >>> from inspect_ai.tool import ToolCall
+    >>> assistant_message(ChatMessageAssistant(content="", tool_calls=[ToolCall(id="1", function="f", arguments={"x": 1})]))
+    {'role': 'assistant', 'content': '', 'tool_calls': [{'name': 'f', 'arguments': {'x': 1}}]}
+    >>> assistant_message(ChatMessageAssistant(content="", tool_calls=[
+    ...     ToolCall(id="1", function="f", arguments={}, parse_error="bad JSON")]))
+    ToolCallParseError("inspect_ai: tool call 'f' could not be parsed: bad JSON")
+    """
+    calls: list[dict[str, Any]] = []
+    for call in getattr(message, "tool_calls", None) or ():
+        if call.parse_error is not None:
+            return ToolCallParseError(f"tool call {call.function!r} could not be parsed: {call.parse_error}",
+                                      format="inspect_ai")
+        calls.append({"name": call.function, "arguments": call.arguments})
+    return {"role": "assistant", "content": message.text, "tool_calls": calls}
+
+
+def trajectory(messages: Iterable[Any], order: str = "any") -> Any:
+    """The prediction of a conversation, as :class:`~toolcall_f1.ToolCallMetric` reads it: its
+    assistant messages (:func:`assistant_message`; other roles — user, system, tool results —
+    are never read).
+
+    Under ``order="any"`` or ``"strict"`` it is the list of every assistant message, in order
+    (their calls are the calls of the whole trajectory), or the parse error of the first one that
+    cannot be read. Under ``order="turns"`` it is one entry per user turn (SPEC §5b): a user
+    message that comes after an assistant message starts a new turn, and each entry is the list
+    of the assistant messages of its turn (the model's replies and tool-call rounds up to the
+    next user turn), or the parse error of the first of them that cannot be read (that turn
+    cannot be read). Consecutive user messages are one turn; assistant messages before the
+    first user message belong to the first turn.
 
     Parameters
     ----------
     messages
-        ``ChatMessage`` objects (``state.messages``); only assistant messages are read.
+        ``ChatMessage`` objects (``state.messages``).
+    order
+        The metric's ``order`` setting.
 
     Returns
     -------
-    list of dict, or ToolCallParseError
+    list of message dicts, or ToolCallParseError; under ``"turns"`` a list of those, one per turn
 
     Examples
     --------
-    >>> from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+    >>> from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
     >>> from inspect_ai.tool import ToolCall
-    >>> trajectory_calls([ChatMessageUser(content="hi"), ChatMessageAssistant(
-    ...     content="", tool_calls=[ToolCall(id="1", function="f", arguments={"x": 1})])])
-    [{'name': 'f', 'arguments': {'x': 1}}]
-    >>> trajectory_calls([ChatMessageAssistant(content="", tool_calls=[
-    ...     ToolCall(id="1", function="f", arguments={}, parse_error="bad JSON")])])
-    ToolCallParseError("inspect_ai: tool call 'f' could not be parsed: bad JSON")
+    >>> chat = [ChatMessageUser(content="hi"),
+    ...         ChatMessageAssistant(content="", tool_calls=[ToolCall(id="1", function="f", arguments={})]),
+    ...         ChatMessageTool(content="ok", tool_call_id="1"), ChatMessageAssistant(content="[g()]"),
+    ...         ChatMessageUser(content="and?"), ChatMessageAssistant(content="no call")]
+    >>> [m["content"] for m in trajectory(chat)]
+    ['', '[g()]', 'no call']
+    >>> [[m["content"] for m in turn] for turn in trajectory(chat, order="turns")]
+    [['', '[g()]'], ['no call']]
     """
-    calls: list[dict[str, Any]] = []
+    if order != "turns":
+        flat = [assistant_message(m) for m in messages if getattr(m, "role", None) == "assistant"]
+        return next((m for m in flat if isinstance(m, ToolCallParseError)), flat)
+    turns: list[list[dict[str, Any] | ToolCallParseError]] = [[]]
     for message in messages:
-        if getattr(message, "role", None) != "assistant":
-            continue
-        for call in getattr(message, "tool_calls", None) or ():
-            if call.parse_error is not None:
-                return ToolCallParseError(f"tool call {call.function!r} could not be parsed: {call.parse_error}",
-                                          format="inspect_ai")
-            calls.append({"name": call.function, "arguments": call.arguments})
-    return calls
+        role = getattr(message, "role", None)
+        if role == "user" and turns[-1]:
+            turns.append([])
+        elif role == "assistant":
+            turns[-1].append(assistant_message(message))
+    return [next((m for m in turn if isinstance(m, ToolCallParseError)), turn) for turn in turns]
 
 
 def gold_reference(target: Target, metadata: Mapping[str, Any] | None) -> Any:
@@ -198,9 +248,10 @@ def tool_call_f1(**settings: Any) -> Any:
     Returns
     -------
     Scorer
-        Scores each sample: the calls of its assistant messages (:func:`trajectory_calls`)
-        against :func:`gold_reference`. The score's value holds :data:`COUNT_KEYS`; its
-        ``answer`` the calls as JSON, its ``metadata`` the parse error (or None) and the
+        Scores each sample: its assistant messages (:func:`trajectory`: their tool calls, or the
+        text of one without tool calls read as model output; one entry per user turn under
+        ``order="turns"``) against :func:`gold_reference`. The score's value holds
+        :data:`COUNT_KEYS`; its ``answer`` that prediction as JSON, its ``metadata`` the parse error (or None) and the
         counts of hallucinated tools and arguments.
 
     Raises
@@ -221,14 +272,14 @@ def tool_call_f1(**settings: Any) -> Any:
     tool_metric = ToolCallMetric.from_settings(Settings().replace(**settings))
 
     async def score(state: TaskState, target: Target) -> Score:
-        prediction = trajectory_calls(state.messages)
+        prediction = trajectory(state.messages, tool_metric.settings.order)
         reference = gold_reference(target, state.metadata)
         try:
             result = next(tool_metric.scores([prediction], [reference], details=False))
         except (ValueError, TypeError) as err:
             raise ValueError(f"sample {state.sample_id!r}: {err}") from err
         value = {"tp": result.tp, "fp": result.fp, "fn": result.fn, "exact": 1.0 if result.exact else 0.0}
-        answer = str(prediction) if isinstance(prediction, ToolCallParseError) else json.dumps(prediction, default=repr)
+        answer = json.dumps(prediction, default=str)
         return Score(value=value, answer=answer,
                      explanation=f"tp={result.tp:g} fp={result.fp:g} fn={result.fn:g}"
                                  + ("" if result.parse_error is None else f"; {result.parse_error}"),

@@ -92,21 +92,16 @@ class ToolCallCounts(SampleLevelComputation):
         name = f"doc {doc.id!r}" if doc.id else f"doc with query {doc.query[:40]!r}"
         if not texts:
             raise ValueError(f"{name}: the model response has no text")
-        reference = _reference(doc)
+        specific = doc.specific or {}
+        reference = specific["reference"] if "reference" in specific else doc.get_golds()[0]
+        # the doc's tools apply on top of the settings' (and under a reference's own), as verl's do
+        tools = {} if specific.get("tools") is None else {"tools": specific["tools"]}
         try:
-            scores = list(self.metric.scores(texts, [reference] * len(texts), details=False))
+            scores = list(self.metric.scores(texts, [reference] * len(texts), details=False, **tools))
         except (ValueError, TypeError) as err:
             raise ValueError(f"{name}: {err}") from err
         item = tuple((s.tp, s.fp, s.fn, 1.0 if s.exact else 0.0) for s in scores)
         return dict.fromkeys(METRIC_NAMES, item)
-
-
-def _reference(doc: Doc) -> Any:
-    """A doc's gold calls (``specific["reference"]``, else its gold choice), with its tools."""
-    specific = doc.specific or {}
-    reference = specific["reference"] if "reference" in specific else doc.get_golds()[0]
-    tools = specific.get("tools")
-    return reference if tools is None else {"calls": reference, "tools": tools}
 
 
 class MicroAverage(CorpusLevelComputation):

@@ -102,11 +102,10 @@ class ToolCallResults:
                              f"it has {sorted(doc)}")
         if not results:
             raise ValueError(f"{name}: lm-eval gave no generation (results is empty)")
-        reference = doc["reference"]
-        if doc.get("tools") is not None:
-            reference = {"calls": reference, "tools": doc["tools"]}
+        # the document's tools apply on top of the settings' (and under a reference's own), as verl's do
+        tools = {} if doc.get("tools") is None else {"tools": doc["tools"]}
         try:
-            score = next(self.metric.scores([results[0]], [reference], details=False))
+            score = next(self.metric.scores([results[0]], [doc["reference"]], details=False, **tools))
         except (ValueError, TypeError) as err:
             raise ValueError(f"{name}: {err}") from err
         counts = (score.tp, score.fp, score.fn)
