@@ -589,7 +589,8 @@ def check_schema(schema: Any, where: str) -> None:
             raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
         _check_node(node, where, at)
         declared = node.get("type")
-        for t in declared if isinstance(declared, (list, tuple)) else [declared]:
+        names: Sequence[Any] = declared if isinstance(declared, (list, tuple)) else [declared]
+        for t in names:
             if isinstance(t, str) and t not in KNOWN_TYPES:
                 warnings.warn(f"{where}: unknown type {t!r} at {at} (values are not checked against it)",
                               ToolCallWarning, stacklevel=5)
