@@ -596,7 +596,7 @@ def check_schema(schema: Any, where: str) -> None:
                               ToolCallWarning, stacklevel=5)
         on_path.add(id(node))
         stack.append((node, at, unions, levels, True))
-        for child, child_at, is_member in reversed(_children(node, at)):
+        for child, child_at, is_member in _children(node, at)[::-1]:
             stack.append((child, child_at, unions + is_member, levels + (not is_member), False))
 
 
