@@ -186,7 +186,7 @@ def _greedy(ranks: tuple[Any, Any, Any]) -> Pairs:
     each taken while both calls are free (SPEC §6)."""
     n, m = ranks[0].shape
     # lexsort is stable: ties keep the flat order i * m + j, i.e. (prediction, gold) index
-    order = np.lexsort(tuple(_ranks(r) for r in reversed(ranks)))
+    order = np.lexsort(tuple(_ranks(r) for r in ranks[::-1]))
     free_p, free_g = bytearray(b"\1") * n, bytearray(b"\1") * m
     pairs: Pairs = []
     limit = min(n, m)
