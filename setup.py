@@ -23,11 +23,25 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 
-#: The modules mypyc compiles, as the profile says pays: judging, matching, counting, reading
-#: values and schemas, scoring. A listed module that does not exist (the package's modules
-#: move) is skipped; ``metric`` stays pure: ``ToolCallMetric`` keeps a ``__dict__``, is
-#: subclassed and pickled, which mypyc's native classes do not allow.
-CORE = ("values", "plain", "calls", "schema", "judge", "matching", "counting", "scoring", "settings")
+#: The modules mypyc compiles, as the profile says pays: judging, matching, counting, values,
+#: calls, scoring. A listed module that does not exist (the package's modules move) is skipped.
+#: ``metric`` stays pure: ``ToolCallMetric`` keeps a ``__dict__``, is subclassed and pickled,
+#: which mypyc's native classes do not allow; so does ``schema`` for now: its tool sets and
+#: compiled checks pickle, and a native class unpickles only when it can be built without
+#: arguments (mypyc 2.4.1); the readers (``reading``, ``families``) are regular expressions.
+CORE = ("values", "plain", "calls", "judge", "matching", "counting", "scoring", "settings")
+
+#: mypy's settings for the compile: ``[tool.mypy]``'s, with numpy and scipy read as ``Any``
+#: (their stubs cost minutes of analysis; compiled code calls them as Python objects anyway).
+MYPY_CONFIG = """\
+[mypy]
+python_version = 3.11
+ignore_missing_imports = True
+
+[mypy-numpy,numpy.*,scipy,scipy.*]
+follow_imports = skip
+follow_imports_for_stubs = True
+"""
 
 #: The commands that build a wheel or install: only they compile (``egg_info``, ``sdist``,
 #: ``dist_info`` and ``editable_wheel`` never do).
@@ -78,8 +92,11 @@ def _extensions() -> list:
 
     paths = [f"toolcall_f1/{name}.py" for name in CORE if (ROOT / "toolcall_f1" / f"{name}.py").exists()]
     _say("compiling with mypyc: " + ", ".join(Path(p).stem for p in paths))
+    config = ROOT / "build" / "mypyc.ini"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(MYPY_CONFIG, encoding="utf-8")
     try:
-        return mypycify(paths, opt_level="3", group_name="toolcall_f1")
+        return mypycify(["--config-file", str(config), *paths], opt_level="3", group_name="toolcall_f1")
     except (Exception, SystemExit) as err:  # noqa: BLE001 - mypyc exits on a type error
         _say(f"mypyc failed ({type(err).__name__}: {err}); building pure Python instead")
         return []
