@@ -172,7 +172,7 @@ class AnyOf:
     def _of(values: tuple[Any, ...], optional: bool) -> AnyOf:
         """``AnyOf(*values, optional=optional)`` for a reader that has checked ``optional`` (a
         bool); ``values`` may be empty (BFCL's empty list of accepted values accepts nothing)."""
-        accepted = AnyOf.__new__(AnyOf)
+        accepted = AnyOf("")  # (then filled: a compiled AnyOf's __new__ runs __init__, which needs a value)
         accepted._fill(values, optional)
         return accepted
 
