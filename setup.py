@@ -79,7 +79,7 @@ class _BuildExtOrPure(build_ext):
             super().run()
         except Exception as err:  # noqa: BLE001 - any compiler failure means: the pure build
             _say(f"compiling failed ({type(err).__name__}: {err}); building pure Python instead")
-            self.extensions = []
+            del self.extensions[:]
 
 
 def _extensions() -> list:
