@@ -4,7 +4,7 @@ PIP ?= $(PYTHON) -m pip
 PIP_FLAGS ?= --quiet --disable-pip-version-check --root-user-action=ignore
 STAMP := .make-stamps
 
-.PHONY: run test install install-test chromium venv-check bench lint clean
+.PHONY: run test test-compiled install install-test chromium venv-check bench lint clean
 
 $(STAMP):
 	mkdir -p $(STAMP)
@@ -99,6 +99,31 @@ test: install-test
 	@$(PYTHON) -m pytest -q -rs -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
+# The compiled build (issue 25): `python -m build` (sdist, then the wheel from it: mypyc compiles
+# the core modules), the wheel installed in a fresh virtual environment, and the conformance
+# suite, the property tests, the entry points and tests/integration/test_compiled_build.py
+# (compiled numbers == the pure source's) run there from a copy of the tests, so that the
+# checkout's toolcall_f1/ is not what they import. `make test` stays on the pure, editable build.
+COMPILED_DIR ?= /tmp/toolcall_f1-compiled
+COMPILED_TESTS := tests/conformance tests/property tests/integration/test_entry_points_agree.py \
+	tests/integration/test_compiled_build.py
+BFCL_CONFORMANCE ?= $(abspath $(CURDIR)/../shared/conformance/bfcl_python.jsonl)
+test-compiled:
+	rm -rf $(COMPILED_DIR) && mkdir -p $(COMPILED_DIR)
+	$(PYTHON) -m venv $(COMPILED_DIR)/venv
+	$(COMPILED_DIR)/venv/bin/python -m pip install $(PIP_FLAGS) build
+	@start=$$(date +%s); $(COMPILED_DIR)/venv/bin/python -m build --outdir $(COMPILED_DIR)/dist . >$(COMPILED_DIR)/build.log 2>&1 \
+		|| { tail -40 $(COMPILED_DIR)/build.log; exit 1; }; grep "toolcall_f1 setup:" $(COMPILED_DIR)/build.log; \
+	echo "built in $$(( $$(date +%s) - start )) s: $$(cd $(COMPILED_DIR)/dist && ls -l --block-size=K *.whl | awk '{print $$5, $$9}')"
+	$(COMPILED_DIR)/venv/bin/python -m pip install $(PIP_FLAGS) "$$(ls $(COMPILED_DIR)/dist/*.whl)[evaluate]" \
+		"pytest>=8" "hypothesis>=6.100" "transformers>=5.13"
+	cp -r tests pyproject.toml $(COMPILED_DIR)/
+	@# CI= : the suite's CI check wants torch, gradio and chromium, which these tests do not use
+	@cd $(COMPILED_DIR) && CI= TOOLCALL_F1_EXPECT_COMPILED=1 TOOLCALL_F1_SOURCE=$(CURDIR) \
+		TOOLCALL_F1_BFCL_CONFORMANCE=$(BFCL_CONFORMANCE) venv/bin/python -m pytest -q -rs -p no:cacheprovider \
+		--rootdir=$(COMPILED_DIR) $(COMPILED_TESTS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
 bench: $(STAMP)/install-test
 	$(PYTHON) benchmarks/run_all.py
 
@@ -110,4 +135,4 @@ lint:
 	exit $$rc
 
 clean:
-	rm -rf $(STAMP) build dist *.egg-info test-artifacts
+	rm -rf $(STAMP) build dist *.egg-info test-artifacts $(COMPILED_DIR)

@@ -162,7 +162,7 @@ def machine_info() -> dict[str, Any]:
         "os": platform.platform(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "packages": {
-            "toolcall_f1": toolcall_f1.__version__,
+            "toolcall_f1": f"{toolcall_f1.__version__} ({'compiled' if toolcall_f1.COMPILED else 'pure Python'})",
             **{name: _version(name) for name in (
                 "evaluate", "datasets", "pyarrow", "numpy", "scipy", "orjson", "bfcl-eval", "tree-sitter",
             )},

@@ -13,8 +13,11 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as _dt
+import json
 import shlex
+import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from typing import Any
@@ -30,11 +33,13 @@ import common
 import route
 
 QUICK = dict(examples=2000, bfcl_records=1000, max_group=32, stream_sizes="1000,3000", repeat=1, bfcl_repeat=1,
-             format_repeat=50, interval_examples=2000, interval_units="10000", rules_records=100)
+             format_repeat=50, interval_examples=2000, interval_units="10000", rules_records=100, long_calls=2000)
 FULL = dict(examples=100_000, bfcl_records=None, max_group=512, stream_sizes="10000,100000,1000000", repeat=3,
             bfcl_repeat=5, format_repeat=1000, interval_examples=20_000, interval_units="100000,1000000",
-            rules_records=2000)
-BENCHMARKS = ("route", "throughput", "bfcl", "scaling", "rewards", "formats", "intervals", "rules")
+            rules_records=2000, long_calls=50_000)
+BENCHMARKS = ("route", "throughput", "bfcl", "scaling", "rewards", "formats", "intervals", "rules", "builds")
+#: The interpreter of the compiled build's virtual environment that ``make test-compiled`` leaves.
+COMPILED_PYTHON = "/tmp/toolcall_f1-compiled/venv/bin/python"
 
 
 #: Every module of the package counts (issue 21: the route is the measure, not ``wc -l``).
@@ -197,6 +202,56 @@ def targets(tp: dict[str, Any] | None, bf: dict[str, Any] | None, gr: dict[str, 
     return common.table(["target", "measured", "this run"], rows)
 
 
+def _build_numbers(python: str, installed: bool, records: int | None, repeat: int, calls: int) -> dict[str, Any]:
+    """``bench_builds.py``'s numbers under ``python``: the checkout's pure source, or the
+    ``installed`` (compiled) package, with bfcl-eval found on this interpreter's site-packages."""
+    command = [python, str(Path(__file__).with_name("bench_builds.py")), "--repeat", str(repeat), "--calls", str(calls)]
+    if records is not None:
+        command += ["--records", str(records)]
+    if installed:
+        command += ["--installed", "--extra-path", sysconfig.get_paths()["purelib"]]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("BUILD-NUMBERS ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(lines[-1].removeprefix("BUILD-NUMBERS "))
+
+
+def builds(compiled_python: str, records: int | None, repeat: int, calls: int) -> str:
+    """Issue 25's targets measured on the pure and the compiled build side by side, each beside
+    BFCL's decode-and-check in its own process."""
+    runs = [("pure Python", _build_numbers(sys.executable, False, records, repeat, calls))]
+    if Path(compiled_python).exists():
+        runs.append(("compiled", _build_numbers(compiled_python, True, records, repeat, calls)))
+    else:
+        print(f"no compiled build at {compiled_python} (make test-compiled makes one): pure only", flush=True)
+
+    def over(key: str, base: str, target: float) -> Any:
+        return lambda n: (n[key] / n[base], f"{n[key] / n[base]:.2f}× ({n[key]:,.0f}/s)", n[key] / n[base] >= target)
+
+    rows_of = [
+        ("`compute()` ≥ 1.5× BFCL's decode-and-check", over("compute_rate", "bfcl_rate", 1.5)),
+        ("one `metric(pred, ref)` per record ≥ 1.0×", over("loop_rate", "bfcl_rate", 1.0)),
+        ("first record of each BFCL entry ≥ 0.8×", over("first_rate", "bfcl_first_rate", 0.8)),
+        (f"a {calls:,}-call prediction against one gold call < 1.5 s (the target's size: 50,000)",
+         lambda n: (n["long_seconds"], f"{n['long_seconds']:.2f} s", n["long_seconds"] < 1.5)),
+        ("`ToolCallReward` ≥ 10,000 completions/s (GRPO-shaped batches)",
+         lambda n: (n["reward_rate"], f"{n['reward_rate']:,.0f}/s", n["reward_rate"] >= 10_000)),
+    ]
+    rows = []
+    for label, measure in rows_of:
+        cells = []
+        for _, numbers in runs:
+            try:
+                _, text, ok = measure(numbers)
+                cells.append(f"{text} {_verdict(ok)}")
+            except (KeyError, TypeError, ZeroDivisionError):  # no BFCL column (bfcl-eval absent)
+                cells.append("n/a")
+        rows.append([label, *cells])
+    head = ", ".join(f"{name}: `{n['file']}`, BFCL {n['baseline']}, verdicts {n['agree']}" for name, n in runs)
+    return head + "\n\n" + common.table(["target (issue 25)", *[name for name, _ in runs]], rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
@@ -207,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, help="best of N runs")
     parser.add_argument("--only", choices=BENCHMARKS, action="append",
                         help="run only this benchmark (repeatable)")
+    parser.add_argument("--compiled-python", default=COMPILED_PYTHON,
+                        help="the compiled build's interpreter for the 'builds' benchmark (make test-compiled)")
     parser.add_argument("--output", default=str(common.ROOT / "docs" / "benchmarks.md"),
                         help="where to write the markdown summary ('-' for none)")
     args = parser.parse_args(argv)
@@ -223,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     info = common.machine_info()
     print(common.machine_markdown(info), flush=True)
-    tp = bf = gr = st = rw = fm = rt = iv = ru = None
+    tp = bf = gr = st = rw = fm = rt = iv = ru = bd = None
     if "route" in only:
         rt = route.measure()
         print(route.table(rt), flush=True)
@@ -245,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
                                  sizes["repeat"])
     if "rules" in only:
         ru = bench_rules.run(sizes["rules_records"], sizes["repeat"], rounds=2)
+    if "builds" in only:
+        bd = builds(args.compiled_python, sizes["bfcl_records"], sizes["repeat"], int(sizes["long_calls"]))
+        print("\n== Pure and compiled builds (issue 25) ==\n" + bd, flush=True)
     elapsed = time.perf_counter() - t0
 
     summary = targets(tp, bf, gr, st, rt, iv)
@@ -286,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
             parts += ["", "## 6. What an interval costs (issue 23)", "", iv["markdown"]]
         if ru is not None:
             parts += ["", "## 7. What argument rules cost (`rules=`, issue 22)", "", ru["markdown"]]
+        if bd is not None:
+            parts += ["", "## 8. The pure and the compiled build (issue 25)", "", bd]
         if fm is not None:
             parts += ["", "## 5. Text readers per model family", "",
                       "One realistic output per family, read by its own format and by `auto`; then `auto` on "

@@ -8,6 +8,8 @@ TP/FP/FN and micro-averaged scores.
 from __future__ import annotations
 
 import os
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any
 
 from .calls import AnyOf, Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold
@@ -26,12 +28,17 @@ from .values import canon_bfcl, canon_default, canon_exact
 
 __version__ = VERSION
 
+#: True in the compiled build (a wheel whose core modules mypyc compiled, issue 25), False in
+#: the pure-Python one (an editable install, ``TOOLCALL_F1_PURE=1``, no C compiler).
+COMPILED: bool = (getattr(sys.modules[Counts.__module__], "__file__", None) or "").endswith(tuple(EXTENSION_SUFFIXES))
+
 __all__ = [
     "__version__",
     "AnyOf",
     "ArgVerdict",
     "ArgumentRuleError",
     "ArgumentRuleTypeError",
+    "COMPILED",
     "Call",
     "Counts",
     "DuplicateKeyError",

@@ -45,7 +45,6 @@ class ToolCallWarning(UserWarning):
     naming no declared tool, an unknown schema type name, ...): issued with :mod:`warnings`."""
 
 
-_new = object.__new__
 _set = object.__setattr__
 
 
@@ -95,11 +94,11 @@ class Call:
         args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
         return f"{self.name}({args})"
 
-    @classmethod
-    def _owned(cls, name: str, arguments: dict[str, Any]) -> Call:
+    @staticmethod
+    def _owned(name: str, arguments: dict[str, Any]) -> Call:
         """A call from a reader that has checked ``name`` (a non-empty string) and built
         ``arguments`` itself (a fresh dict nobody else holds): wrapped, not copied."""
-        call = _new(cls)
+        call = Call.__new__(Call)  # (not object.__new__: a compiled Call has its own)
         _set(call, "name", name)
         _set(call, "arguments", MappingProxyType(arguments))
         return call
@@ -171,11 +170,11 @@ class AnyOf:
         _set(self, "optional", bool(optional))
         _set(self, "plain", _NESTED.isdisjoint(map(type, values)))
 
-    @classmethod
-    def _of(cls, values: tuple[Any, ...], optional: bool) -> AnyOf:
+    @staticmethod
+    def _of(values: tuple[Any, ...], optional: bool) -> AnyOf:
         """``AnyOf(*values, optional=optional)`` for a reader that has checked ``optional`` (a
         bool); ``values`` may be empty (BFCL's empty list of accepted values accepts nothing)."""
-        accepted = _new(cls)
+        accepted = AnyOf("")  # (then filled: a compiled AnyOf's __new__ runs __init__, which needs a value)
         _set(accepted, "values", values)
         _set(accepted, "optional", optional)
         _set(accepted, "plain", _NESTED.isdisjoint(map(type, values)))

@@ -39,7 +39,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
-from . import VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
+from . import COMPILED, VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable, reference_group
 from .plain import DuplicateKeyError, held_json, loads_strict
 from .resampling import TESTS, Units, check_interval, interval, signature_parts
@@ -504,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Cost-weighted, micro-averaged F1 for LLM tool calls (BFCL-style AST matching).",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION} ({'compiled' if COMPILED else 'pure Python'})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     score = sub.add_parser(
         "score",

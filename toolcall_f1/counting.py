@@ -145,9 +145,9 @@ class Counts:
         self._fp = _units("fp", fp)
         self._fn = _units("fn", fn)
 
-    @classmethod
-    def _of_units(cls, tp: int, fp: int, fn: int) -> Counts:
-        counts = cls.__new__(cls)
+    @staticmethod
+    def _of_units(tp: int, fp: int, fn: int) -> Counts:
+        counts = Counts.__new__(Counts)
         counts._tp, counts._fp, counts._fn = tp, fp, fn
         return counts
 

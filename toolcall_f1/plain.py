@@ -631,12 +631,15 @@ def _short_floats(value: Any) -> Any:
     return [_short_floats(v) for v in value]
 
 
-class _PlainPickler(pickle.Pickler):
-    """Plain data only: the C pickler writes exact dict, list, tuple, str, int, float, bool,
-    None (bytes, sets) itself and asks ``reducer_override`` about any other object: refused."""
+def _not_plain(obj: Any) -> Any:
+    raise pickle.PicklingError(f"not plain data: {type(obj).__name__}")
 
-    def reducer_override(self, obj: Any) -> Any:
-        raise pickle.PicklingError(f"not plain data: {type(obj).__name__}")
+
+#: Plain data only: the C pickler writes exact dict, list, tuple, str, int, float, bool, None
+#: (bytes, sets) itself and asks ``reducer_override`` about any other object: refused. Made by
+#: ``type()``, not a class statement: mypyc would compile one as a native class on the C
+#: pickler's base, which it cannot lay out (the compiled build crashed in ``dump``).
+_PlainPickler: Any = type("_PlainPickler", (pickle.Pickler,), {"reducer_override": staticmethod(_not_plain)})
 
 
 def content_key(value: Any, max_bytes: int | None = None) -> bytes | None:

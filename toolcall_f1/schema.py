@@ -670,13 +670,14 @@ def check_schema(schema: Any, where: str) -> None:
             raise ValueError(f"{where}: the schema has more than {_SCHEMA_NODES} subschemas")
         _check_node(node, where, at)
         declared = node.get("type")
-        for t in declared if isinstance(declared, (list, tuple)) else [declared]:
+        names: Sequence[Any] = declared if isinstance(declared, (list, tuple)) else [declared]
+        for t in names:
             if isinstance(t, str) and t not in KNOWN_TYPES:
                 warnings.warn(f"{where}: unknown type {t!r} at {at} (values are not checked against it)",
                               ToolCallWarning, stacklevel=5)
         on_path.add(id(node))
         stack.append((node, at, unions, levels, True))
-        for child, child_at, is_member in reversed(_children(node, at)):
+        for child, child_at, is_member in _children(node, at)[::-1]:
             stack.append((child, child_at, unions + is_member, levels + (not is_member), False))
 
 

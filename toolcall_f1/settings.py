@@ -363,7 +363,7 @@ class Settings:
         ...
         TypeError: Settings.replace() got an unexpected keyword argument 'levle'; did you mean 'level'?
         """
-        new = object.__new__(Settings)
+        new = Settings.__new__(Settings)  # (not object.__new__: a compiled Settings has its own)
         for name in _TABLE:
             if name in changes:
                 object.__setattr__(new, name, _check(name, changes.pop(name)))

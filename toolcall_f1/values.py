@@ -151,6 +151,9 @@ class CheckedCanonicalizer:
     def __repr__(self) -> str:
         return f"CheckedCanonicalizer({self.fn!r}, {self.setting!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:  # its arguments (a compiled build rebuilds it with them)
+        return CheckedCanonicalizer, (self.fn, self.setting)
+
 
 def _short(value: Any) -> str:
     """``repr(value)``, cut to 60 characters."""

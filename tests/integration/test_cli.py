@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from toolcall_f1 import ToolCallMetric, ToolCallWarning, metric, scoring
+from toolcall_f1 import COMPILED, ToolCallMetric, ToolCallWarning, metric, scoring
 from toolcall_f1.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -423,7 +423,8 @@ def test_bad_tools_and_weights_files(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"toolcall-f1 {metric.VERSION}"
+    build = "compiled" if COMPILED else "pure Python"
+    assert capsys.readouterr().out.strip() == f"toolcall-f1 {metric.VERSION} ({build})"
     assert main(["score", "--help"]) == 0
     assert "--fail-under" in capsys.readouterr().out
 
