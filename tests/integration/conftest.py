@@ -23,6 +23,20 @@ CACHES = (("HF_HOME", "hf"), ("HF_DATASETS_CACHE", "datasets"), ("HF_EVALUATE_CA
           ("HF_HUB_CACHE", "hub"), ("HF_METRICS_CACHE", "metrics"))
 
 
+@pytest.fixture(autouse=True)
+def torch_grad_mode_restored() -> Iterator[None]:
+    """Each test leaves torch's global grad mode as it found it: lighteval 0.13 turns gradients off
+    for the whole process when its Pipeline imports ``lighteval/models/transformers/
+    transformers_model.py`` (``torch.set_grad_enabled(False)`` at module level), and the Trainer and
+    GRPO tests after it would then fail with "element 0 of tensors does not require grad"."""
+    torch = sys.modules.get("torch")
+    before = torch.is_grad_enabled() if torch is not None else None
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_grad_enabled(True if before is None else before)
+
+
 @pytest.fixture
 def offline_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """No Hub, no network (a connection to anything but localhost raises), caches under tmp_path."""

@@ -432,7 +432,7 @@ def make_defaults() -> dict[str, Any]:
     """Every compute option at its default."""
     return {"level": "call", "matching": "greedy", "order": "any", "canonicalizer": None, "name_canonicalizer": None,
             "prediction_format": "auto", "reference_format": "auto", "on_parse_error": "count", "tools": None,
-            "weights": None, "per_tool": False, "return_details": False, "progress": False,
+            "weights": None, "rules": None, "per_tool": False, "return_details": False, "progress": False,
             "confidence_level": None, "n_resamples": 1000, "seed": 12345, "pass_k": None}
 
 
