@@ -23,15 +23,15 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 
-#: The modules mypyc compiles, as the profile says pays: judging, counting, values, calls,
-#: scoring. A listed module that does not exist (the package's modules move) is skipped.
+#: The modules mypyc compiles, as the profile says pays: judging, counting, values, calls.
+#: A listed module that does not exist (the package's modules move) is skipped.
 #: ``metric`` stays pure: ``ToolCallMetric`` keeps a ``__dict__``, is subclassed and pickled,
 #: which mypyc's native classes do not allow; so does ``schema`` for now: its tool sets and
 #: compiled checks pickle, and a native class unpickles only when it can be built without
 #: arguments (mypyc 2.4.1); the readers (``reading``, ``families``) are regular expressions.
 #: ``matching`` waits too: scipy's assignment hands it numpy integers where it declares ``int``,
 #: which compiled code refuses (TypeError: int object expected; got numpy.int64).
-CORE = ("values", "plain", "calls", "judge", "counting", "scoring", "settings")
+CORE = ("values", "plain", "calls", "judge", "counting", "settings")
 
 #: mypy's settings for the compile: ``[tool.mypy]``'s, with numpy and scipy read as ``Any``
 #: (their stubs cost minutes of analysis; compiled code calls them as Python objects anyway).

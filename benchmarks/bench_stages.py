@@ -9,7 +9,7 @@ inclusive; a stage's own time is its total less the stages inside it):
 - judge: ``judge.judge_pair`` (pair by pair) and ``judge.judge_group`` (a large group, by value
   keys) as matching calls them;
 - match: ``matching.Matcher.match`` less judge;
-- count: ``scoring.count_example`` less match and judge;
+- count: ``counting.count_example`` less match and judge;
 - metric overhead: the whole run less all of the above (the corpus loop, the tally).
 
 A second table (``--shortcuts``) decides the matcher's shortcuts: the CPU time of
@@ -195,7 +195,7 @@ def _shortcut_cases(records_limit: int | None) -> list[tuple[str, dict[str, Any]
 def shortcuts(records_limit: int | None = None, repeat: int = 3, slow_limit: float = 30.0) -> str:
     """Print and return the CPU ms of ``count_example`` per case with each shortcut off."""
     from toolcall_f1.matching import Matcher
-    from toolcall_f1.scoring import count_example
+    from toolcall_f1.counting import count_example
     from toolcall_f1.values import resolve_canonicalizer
 
     variants = [("all on", {})] + [(f"{name} off", {name: False}) for name in _GENERAL] + [("all off", _GENERAL)]

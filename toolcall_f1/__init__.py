@@ -13,7 +13,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Any
 
 from .calls import AnyOf, Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold
-from .counting import Counts, EmptyCorpusError, Tally, prf
+from .counting import Counts, EmptyCorpusError, Score, Tally, prf, summarize
 from .judge import ArgVerdict, PairResult, compare_call
 from .matching import match_calls
 from .parsing import FORMATS, parse_calls
@@ -21,7 +21,6 @@ from .plain import DuplicateKeyError, loads_strict
 from .rules import ArgumentRuleError, ArgumentRuleTypeError
 from .schema import type_ok
 from .metric import VERSION, ToolCallMetric
-from .scoring import Score, summarize
 from .settings import Settings
 from .significance import compare
 from .values import canon_bfcl, canon_default, canon_exact

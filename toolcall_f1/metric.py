@@ -21,11 +21,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Siz
 from typing import Any, NamedTuple
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
-from .counting import Tally
+from .counting import Score, Tally, count_example, summarize
 from .parsing import Context, read_any
 from .plain import DuplicateKeyError, Memo, content_key, held_json, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
-from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
 from .rules import (ArgumentRuleError, ArgumentRuleTypeError, check_picklable, refuse_nested, validate_rules,

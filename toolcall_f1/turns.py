@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calls import ToolCallParseError
-from .counting import Counts, example_sums
+from .counting import Counts, Score, example_sums
 from .plain import DuplicateKeyError, loads_strict, plain_json
-from .scoring import Score
 from .settings import digest
 
 __all__ = ["TurnsScore", "combine", "conversation", "is_call_strings", "not_a_conversation", "turn_entries"]

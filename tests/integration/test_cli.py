@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from toolcall_f1 import COMPILED, ToolCallMetric, ToolCallWarning, metric, scoring
+from toolcall_f1 import COMPILED, ToolCallMetric, ToolCallWarning, counting, metric
 from toolcall_f1.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -610,7 +610,7 @@ def test_twenty_thousand_lines_stream_and_match_compute(
 
     monkeypatch.setattr(ToolCallMetric, "compute", forbidden)
     monkeypatch.setattr(ToolCallMetric, "score_all", forbidden)
-    monkeypatch.setattr(scoring, "summarize", forbidden)
+    monkeypatch.setattr(counting, "summarize", forbidden)
     got = run_json(capsys, "-p", str(p), "-r", str(r), "--tools", str(t), "--level", "arg", "--per-tool")
     assert got == want
     assert got["num_examples"] == n and got["num_parse_errors"] > 0 and got["hallucinated_tools"] > 0

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import toolcall_f1
-from toolcall_f1 import counting, judge, scoring
+from toolcall_f1 import counting, judge
 
 EXPECT_COMPILED = os.environ.get("TOOLCALL_F1_EXPECT_COMPILED") == "1"
 SOURCE = os.environ.get("TOOLCALL_F1_SOURCE")
@@ -32,7 +32,7 @@ def _is_extension(module: object) -> bool:
 
 
 def test_compiled_says_which_build_runs() -> None:
-    core = [counting, judge, scoring]
+    core = [counting, judge]
     assert toolcall_f1.COMPILED is _is_extension(counting)
     if EXPECT_COMPILED:
         assert toolcall_f1.COMPILED, f"expected the compiled build, imported {counting.__file__}"

@@ -21,7 +21,7 @@ import pytest
 from toolcall_f1 import Tally, ToolCallMetric, match_calls
 from toolcall_f1.matching import Matcher
 from toolcall_f1.schema import compile_tools, merge_tools, validate_weights
-from toolcall_f1.scoring import count_example
+from toolcall_f1.counting import count_example
 from toolcall_f1.values import resolve_canonicalizer, resolve_name_canonicalizer
 
 #: Every shortcut off: the general path.

@@ -15,7 +15,7 @@ from toolcall_f1.calls import GoldCall
 from toolcall_f1.matching import Matcher
 from toolcall_f1.rules import ArgumentRuleError, ArgumentRuleTypeError, validate_rules
 from toolcall_f1.schema import compile_tools
-from toolcall_f1.scoring import count_example
+from toolcall_f1.counting import count_example
 from toolcall_f1.values import canon_default
 
 

@@ -4,8 +4,7 @@
 - a reference remembered by content scores as a fresh metric reads it (the memo is a speed
   trick pinned to the general path);
 - a missing (None) reference is an error naming the example, on every entry point;
-- the "most predictions could not be read" warning needs a corpus of at least 10 examples;
-- the names that moved to ``toolcall_f1.metric`` still import from ``toolcall_f1.scoring``.
+- the "most predictions could not be read" warning needs a corpus of at least 10 examples.
 """
 
 from __future__ import annotations
