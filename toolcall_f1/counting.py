@@ -229,29 +229,7 @@ class Counts:
 DECISIONS = ("expected_and_called", "expected_not_called", "unexpected_called", "unexpected_not_called")
 
 
-def call_decision(counts: Sequence[int]) -> dict[str, Any]:
-    """The ``call_decision`` entry of a result from the four counts of :data:`DECISIONS`:
-    those counts, ``accuracy`` (right decisions / examples), ``relevance`` (called / examples
-    that expect a call; None when none does) and ``irrelevance`` (not called / examples that
-    expect none; None when every one expects a call). Unweighted; a parse error of text that
-    tried to call is an attempt (BFCL counts it a right abstention; this metric does not).
-
-    Examples
-    --------
-    >>> call_decision([3, 1, 2, 4])
-    {'expected_and_called': 3, 'expected_not_called': 1, 'unexpected_called': 2, 'unexpected_not_called': 4, 'accuracy': 0.7, 'relevance': 0.75, 'irrelevance': 0.6666666666666666}
-    >>> call_decision([2, 0, 0, 0])["irrelevance"] is None
-    True
-    """
-    eac, enc, uac, unc = counts
-    out: dict[str, Any] = dict(zip(DECISIONS, counts))
-    total = eac + enc + uac + unc
-    out["accuracy"] = (eac + unc) / total if total else None
-    out["relevance"] = eac / (eac + enc) if eac + enc else None
-    out["irrelevance"] = unc / (uac + unc) if uac + unc else None
-    return out
-
-
+@dataclass(slots=True, eq=False, repr=False)
 class Tally:
     """A corpus folded in one example at a time: what ``compute()`` reports, merged exactly.
 
@@ -273,24 +251,25 @@ class Tally:
     (0.6667, 0.5, 2)
     """
 
-    __slots__ = ("_fn", "_fp", "_tp", "decisions", "digests", "hallucinated_args", "hallucinated_tools",
-                 "num_exact", "num_examples", "num_parse_errors", "num_subset", "num_superset",
-                 "num_without_per_tool", "per_tool", "turns")
-
-    def __init__(self) -> None:
-        self._tp = self._fp = self._fn = 0  # exact sums, in units (as Counts holds them)
-        self.num_examples = self.num_exact = self.num_parse_errors = 0
-        self.hallucinated_tools = self.hallucinated_args = 0
-        self.per_tool: dict[str, Counts] = {}
-        #: Examples with calls whose score counted no per-tool rows (``details=False``).
-        self.num_without_per_tool = 0
-        #: Distinct per-example tools digests (they enter the signature).
-        self.digests: set[str] = set()
-        self.num_superset = self.num_subset = 0  # SPEC §5b, "Coverage"
-        #: Examples by (gold has a call, model attempted one), as :data:`DECISIONS` names them.
-        self.decisions = [0, 0, 0, 0]
-        #: Under ``order="turns"``: [exact reference turns, reference turns] (SPEC §5b); else None.
-        self.turns: list[int] | None = None
+    _tp: int = field(default=0, init=False)  # exact sums, in units (as Counts holds them)
+    _fp: int = field(default=0, init=False)
+    _fn: int = field(default=0, init=False)
+    num_examples: int = field(default=0, init=False)
+    num_exact: int = field(default=0, init=False)
+    num_parse_errors: int = field(default=0, init=False)
+    hallucinated_tools: int = field(default=0, init=False)
+    hallucinated_args: int = field(default=0, init=False)
+    per_tool: dict[str, Counts] = field(default_factory=dict, init=False)
+    #: Examples with calls whose score counted no per-tool rows (``details=False``).
+    num_without_per_tool: int = field(default=0, init=False)
+    #: Distinct per-example tools digests (they enter the signature).
+    digests: set[str] = field(default_factory=set, init=False)
+    num_superset: int = field(default=0, init=False)  # SPEC §5b, "Coverage"
+    num_subset: int = field(default=0, init=False)
+    #: Examples by (gold has a call, model attempted one), as :data:`DECISIONS` names them.
+    decisions: list[int] = field(default_factory=[0, 0, 0, 0].copy, init=False)
+    #: Under ``order="turns"``: [exact reference turns, reference turns] (SPEC §5b); else None.
+    turns: list[int] | None = field(default=None, init=False)
 
     @property
     def counts(self) -> Counts:
@@ -370,7 +349,14 @@ class Tally:
         -------
         dict
             ``f1, precision, recall, exact_match, tp, fp, fn, num_examples,
-            num_parse_errors, hallucinated_tools, hallucinated_args, signature`` (+ ``per_tool``).
+            num_parse_errors, hallucinated_tools, hallucinated_args, superset_match,
+            subset_match, call_decision, signature`` (+ ``turn_exact_match`` under
+            ``order="turns"``, + ``per_tool``). ``call_decision`` holds the four counts of
+            :data:`DECISIONS`, ``accuracy`` (right decisions / examples), ``relevance`` (called /
+            examples that expect a call; None when none does) and ``irrelevance`` (not called /
+            examples that expect none; None when every one expects a call). Unweighted; a parse
+            error of text that tried to call is an attempt (BFCL counts it a right abstention;
+            this metric does not).
 
         Raises
         ------
@@ -392,6 +378,12 @@ class Tally:
         Traceback (most recent call last):
         ...
         ValueError: per_tool=True: 1 of 2 examples were scored with details=False, which counts no per-tool rows; score them with details=True (the default) to report per_tool
+        >>> tally.decisions = [3, 1, 2, 4]
+        >>> tally.result("-")["call_decision"]
+        {'expected_and_called': 3, 'expected_not_called': 1, 'unexpected_called': 2, 'unexpected_not_called': 4, 'accuracy': 0.7, 'relevance': 0.75, 'irrelevance': 0.6666666666666666}
+        >>> tally.decisions = [2, 0, 0, 0]
+        >>> tally.result("-")["call_decision"]["irrelevance"] is None
+        True
         """
         n = self.num_examples
         if n == 0:
@@ -403,6 +395,8 @@ class Tally:
             )
         tp, fp, fn = self._tp / _UNIT, self._fp / _UNIT, self._fn / _UNIT  # as Counts reads them out
         p, r, f = prf(tp, fp, fn)
+        eac, enc, uac, unc = self.decisions
+        decided = eac + enc + uac + unc
         out: dict[str, Any] = {
             "f1": f, "precision": p, "recall": r, "exact_match": self.num_exact / n,
             "tp": tp, "fp": fp, "fn": fn, "num_examples": n,
@@ -412,7 +406,12 @@ class Tally:
             "superset_match": self.num_superset / n,
             "subset_match": self.num_subset / n,
             **({} if self.turns is None else {"turn_exact_match": self.turns[0] / self.turns[1] if self.turns[1] else 1.0}),
-            "call_decision": call_decision(self.decisions),
+            "call_decision": {
+                **dict(zip(DECISIONS, self.decisions)),
+                "accuracy": (eac + unc) / decided if decided else None,
+                "relevance": eac / (eac + enc) if eac + enc else None,
+                "irrelevance": unc / (uac + unc) if uac + unc else None,
+            },
             "signature": signature,
         }
         if per_tool:
@@ -616,10 +615,35 @@ def count_example(
         preds, golds = without_ignored(preds, golds, toolset.rules_of)
     pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
                                                           fill_defaults=fill_defaults, details=details)
-    rows = _rows(preds, golds, toolset, pairs, unmatched_pred, unmatched_gold, level)
+    # Every field the example counts (SPEC §7), as (verdict, weight, tool name), one row per pair,
+    # then per unmatched prediction, then per unmatched gold call. At call level a pair is one
+    # field of its tool weight, agreeing when the pair is exact; at argument level its name agrees
+    # (tool weight) and each argument has its own verdict (weight w_t·w_a). An unmatched
+    # prediction's fields are extra, an unmatched gold call's (but its optional arguments) missing.
+    spec_of = toolset.spec_for_weights
+    arg_level = level == "arg"
+    rows: list[tuple[tuple[str, float, str], ...]] = []
+    for i, j, res in pairs:
+        wt, name = spec_of(preds[i].name).weight, golds[j].name
+        rows.append(((AGREE, wt, name), *[(v.verdict, wt * v.weight, name) for v in res.verdicts]) if arg_level
+                    else (((AGREE if res.exact else DISAGREE), wt, name),))
+    for i in unmatched_pred:
+        call, spec = preds[i], spec_of(preds[i].name)
+        rows.append(((EXTRA, spec.weight, call.name),
+                     *[(EXTRA, spec.weight * spec.arg_weights.get(k, 1.0), call.name)
+                       for k in call.arguments if arg_level]))
+    for j in unmatched_gold:
+        gold, spec = golds[j], spec_of(golds[j].name)
+        rows.append(((MISSING, spec.weight, gold.name),
+                     *[(MISSING, spec.weight * spec.arg_weights.get(k, 1.0), gold.name)
+                       for k, accepted in gold.arguments.items() if arg_level and not accepted.optional]))
     fields = [f for row in rows for f in row]
     tp, fp, fn = example_sums(fields)
-    undeclared = _hallucinations(shown_preds, toolset)  # (rules change no hallucination count)
+    # Per predicted call: is its tool undeclared, and which arguments of a declared tool are (none
+    # without schemas; argument rules change no hallucination count).
+    undeclared = tuple((True, ()) if (declared := toolset.lookup(call.name)) is None
+                       else (False, tuple(k for k in call.arguments if k not in declared.params))
+                       for call in shown_preds) if toolset.has_schema else ()
     exact_pairs = -1 if parse_error is not None else sum(r.exact for _, _, r in pairs)
     return Score(
         tp, fp, fn,
@@ -632,46 +656,8 @@ def count_example(
         hallucinated_tools=sum(tool for tool, _ in undeclared),
         hallucinated_args=sum(len(args) for _, args in undeclared),
         per_tool=_per_tool(fields, toolset) if per_tool_counts else {},
-        tools_digest=tools_digest, row_fields=rows, undeclared=undeclared,
+        tools_digest=tools_digest, row_fields=tuple(rows), undeclared=undeclared,
     )
-
-
-def _rows(
-    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, pairs: Sequence[tuple[int, int, PairResult]],
-    unmatched_pred: Sequence[int], unmatched_gold: Sequence[int], level: str,
-) -> tuple[tuple[tuple[str, float, str], ...], ...]:
-    """Every field a matched example counts (SPEC §7), as ``(verdict, weight, tool name)``, one
-    row per pair, then per unmatched prediction, then per unmatched gold call.
-
-    At call level a pair is one field of its tool weight, agreeing when the pair is exact;
-    at argument level its name agrees (tool weight) and each argument has its own verdict
-    (weight ``w_t·w_a``). An unmatched prediction's fields are extra, an unmatched gold
-    call's (but its optional arguments) missing.
-    """
-    spec_of = toolset.spec_for_weights
-    arg_level = level == "arg"
-    rows: list[tuple[tuple[str, float, str], ...]] = []
-    for i, j, res in pairs:
-        wt = spec_of(preds[i].name).weight
-        name = golds[j].name
-        if not arg_level:
-            rows.append((((AGREE if res.exact else DISAGREE), wt, name),))
-        else:
-            rows.append(((AGREE, wt, name), *[(v.verdict, wt * v.weight, name) for v in res.verdicts]))
-    for i in unmatched_pred:
-        call = preds[i]
-        spec = spec_of(call.name)
-        weights = spec.arg_weights
-        rows.append(((EXTRA, spec.weight, call.name),
-                     *[(EXTRA, spec.weight * weights.get(k, 1.0), call.name) for k in call.arguments if arg_level]))
-    for j in unmatched_gold:
-        gold = golds[j]
-        spec = spec_of(gold.name)
-        weights = spec.arg_weights
-        rows.append(((MISSING, spec.weight, gold.name),
-                     *[(MISSING, spec.weight * weights.get(k, 1.0), gold.name)
-                       for k, accepted in gold.arguments.items() if arg_level and not accepted.optional]))
-    return tuple(rows)
 
 
 def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dict[str, Counts]:
@@ -683,18 +669,6 @@ def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dic
         declared = toolset.by_key.get(key)
         rows.setdefault(key if declared is None else declared.name, []).append((verdict, weight, name))
     return {name: Counts(*example_sums(row)) for name, row in rows.items()}
-
-
-def _hallucinations(preds: Sequence[Call], toolset: ToolSet) -> tuple[tuple[bool, tuple[str, ...]], ...]:
-    """Per predicted call: is its tool undeclared, and which arguments of a declared tool are
-    (``()`` without schemas)."""
-    if not toolset.has_schema:
-        return ()
-    out = []
-    for call in preds:
-        declared = toolset.lookup(call.name)
-        out.append((True, ()) if declared is None else (False, tuple(k for k in call.arguments if k not in declared.params)))
-    return tuple(out)
 
 
 def summarize(
