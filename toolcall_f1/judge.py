@@ -290,16 +290,30 @@ def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpe
     """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
     ``wspec`` the weights. ``exact_only``: where nothing but exactness is read, the judgement
     stops at the first argument that is not fine and gives :data:`EXACT_ONLY` or
-    :data:`INEXACT_ONLY` (no weights or verdicts)."""
-    if wspec.rules is not None:  # the tool has argument rules (SPEC §6b): their own branch
-        return _judge_ruled_pair(pred, gold, tool, wspec, canon, fill_defaults, exact_only)
+    :data:`INEXACT_ONLY` (no weights or verdicts).
+
+    A tool with argument rules (``wspec.rules``, a :class:`~toolcall_f1.rules.ToolRules`, SPEC
+    §6b): an ``"ignore"`` argument is skipped on both sides; every other one gets the one rule's
+    verdict, its values compared by its rule. A nested BFCL answer under a rule that has no
+    meaning there is an error."""
+    rules: Any = wspec.rules
     tool = tool or _NO_TOOL
     pargs, gargs = pred.arguments, gold.arguments
+    keys = [*gargs, *(key for key in pargs if key not in gargs)]  # the gold call's, then the prediction's own
+    if rules is not None:
+        keys = [key for key in keys if not rules.ignores(key)]
     verdicts = []
     exact, agree, errors = True, 0.0, 0.0
-    for key in [*gargs, *(key for key in pargs if key not in gargs)]:  # the gold call's, then the prediction's own
-        verdict, value, accepted, reason = _verdict(key, pargs, gargs.get(key), tool.params.get(key), tool.required,
-                                                    canon, fill_defaults)
+    for key in keys:
+        accepted = gargs.get(key)
+        if rules is None:
+            equal = values_equal
+        elif accepted is not None and not accepted.plain and rules.refuses_nested(key):
+            raise rules.nested_error(key)
+        else:
+            equal = rules.equal(key)
+        verdict, value, accepted, reason = _verdict(key, pargs, accepted, tool.params.get(key), tool.required,
+                                                    canon, fill_defaults, equal)
         if exact_only:
             if verdict not in FINE:
                 return INEXACT_ONLY
@@ -429,48 +443,16 @@ def _both_codes(
 # --------------------------------------------------------------------------- argument rules (SPEC §6b)
 
 
-def _judge_ruled_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
-                      fill_defaults: bool, exact_only: bool) -> PairResult:
-    """:func:`judge_pair` for a tool with argument rules (``wspec.rules``, a
-    :class:`~toolcall_f1.rules.ToolRules`): an ``"ignore"`` argument is skipped on both sides;
-    every other one gets the one rule's verdict (:func:`_verdict`), its values compared by its
-    rule. A nested BFCL answer under a rule that has no meaning there is an error."""
-    rules: Any = wspec.rules  # (not None: the caller's test)
-    tool = tool or _NO_TOOL
-    pargs, gargs = pred.arguments, gold.arguments
-    verdicts = []
-    exact, agree, errors = True, 0.0, 0.0
-    for key in [*gargs, *(key for key in pargs if key not in gargs)]:
-        if rules.ignores(key):
-            continue
-        accepted = gargs.get(key)
-        if accepted is not None and not accepted.plain and rules.refuses_nested(key):
-            raise rules.nested_error(key)
-        verdict, value, accepted, reason = _verdict(key, pargs, accepted, tool.params.get(key), tool.required, canon,
-                                                    fill_defaults, rules.equal(key))
-        if exact_only:
-            if verdict not in FINE:
-                return INEXACT_ONLY
-            continue
-        w = wspec.arg_weight(key)
-        verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
-        tp, fp, fn = VERDICT_COUNTS[verdict]
-        agree += tp * w
-        errors += (fp + fn) * w
-        exact = exact and verdict in FINE
-    return EXACT_ONLY if exact_only else PairResult(exact, agree, errors, tuple(verdicts))
-
-
 def _ruled_group(
     preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
     canon: Canonicalizer, fill_defaults: bool, units: Mapping[float, int],
 ) -> GroupNumbers:
     """:func:`judge_group` for a tool with argument rules: every pair judged by
-    :func:`_judge_ruled_pair`, its verdicts summed in the exact integer ``units``."""
+    :func:`judge_pair`, its verdicts summed in the exact integer ``units``."""
     exact, sums = [], []
     for p in preds:
         for g in golds:
-            result = _judge_ruled_pair(p, g, tool, wspec, canon, fill_defaults, False)
+            result = judge_pair(p, g, tool, wspec, canon, fill_defaults)
             exact.append(result.exact)
             row = [0, 0, 0]
             for v in result.verdicts:
