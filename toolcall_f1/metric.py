@@ -341,7 +341,8 @@ class ToolCallMetric:
         # it holds and reports a key given two values); anything else is the calls
         if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
             raise reference.located(_where(index))
-        calls, raw_tools = reference, None
+        calls: Any = reference
+        raw_tools: Any = None
         if isinstance(reference, str) and reference.lstrip(_BLANK)[:1] == "{":
             try:
                 calls = held_json(reference)
@@ -353,7 +354,7 @@ class ToolCallMetric:
                 raise ValueError(not_a_conversation(_where(index)))  # SPEC §5b: under another order
             held = calls.get("calls")
             if isinstance(held, (list, str)) or type(held).__module__ == "numpy":  # numpy: a datasets column
-                calls, raw_tools = held, calls.get("tools")  # (else a call to a tool named "calls")
+                raw_tools, calls = calls.get("tools"), held  # (else a call to a tool named "calls")
         toolset, digest = run.toolset, ""
         if raw_tools is not None:
             toolset, digest = self._example_toolset(raw_tools, index, run)
