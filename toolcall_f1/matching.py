@@ -48,7 +48,7 @@ import numpy as np
 
 from .calls import Call, GoldCall, coerce_structured
 from .judge import EXACT_ONLY, INEXACT_ONLY, VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
-from .schema import ToolSet, ToolSpec
+from .schema import DEFAULT_TOOL, ToolSet, ToolSpec
 from .settings import LEVELS, MATCHINGS, ORDERS, check_choice
 from .values import KEYED_CANONICALIZERS, Canonicalizer, value_key
 
@@ -101,6 +101,17 @@ class NameGroup:
         full, or for its exactness alone."""
         return judge_pair(self.preds[i], self.golds[j], self.tool, self.wspec, self.canon, self.fill_defaults,
                           exact_only)
+
+    def judged(self, light: bool, by_keys: bool, exact_read: bool = False,
+               ) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
+        """Step 1: every candidate pair judged — ``by_keys`` (a large group) by value keys, for
+        its numbers (``results`` empty; ``exact_read``: the solver reads their exactness alone,
+        and no count is kept), else each pair itself as :meth:`judge` judges it (``numbers``
+        None; ``light``: for its exactness alone)."""
+        if by_keys:
+            return _judge_blocks(self, exact_read), []
+        tool, wspec, canon, fill = self.tool, self.wspec, self.canon, self.fill_defaults
+        return None, [[judge_pair(p, g, tool, wspec, canon, fill, light) for g in self.golds] for p in self.preds]
 
     def reported(self, result: PairResult) -> PairResult:
         """A chosen pair as the score holds it: in full, or its exactness alone."""
@@ -788,18 +799,6 @@ def _value_index(preds: Sequence[Call], key: str, canon: Canonicalizer) -> tuple
 # --------------------------------------------------------------------------- the solvers
 
 
-def _always(level: str, n: int, m: int) -> bool:
-    return True
-
-
-def _never(level: str, n: int, m: int) -> bool:
-    return False
-
-
-def _call_level_or_square(level: str, n: int, m: int) -> bool:
-    return level == "call" or n == m
-
-
 @dataclass(frozen=True, slots=True)
 class Solver:
     """An assignment rule of SPEC §6, in two steps: ``costs(numbers, group, k)`` reads a
@@ -809,9 +808,9 @@ class Solver:
     ``assign_classes(costs, pred_class, gold_class)``, when given, assigns over classes of
     identical calls (costs of the classes' representatives) what ``assign`` would assign over
     every pair: the same pairs, or for a tie-breaking rule of its own the same objective.
-    ``takes_forced_exact(level, n, m)``: whether, for a group of ``n`` predictions and ``m``
-    gold calls where each call of the smaller side has its own exact partner, the rule surely
-    chooses those pairs. ``assign_exact(exact, n, m)``, when given: where only exactness is
+    ``forced_exact_levels``: the levels at which, for a group where each call of the smaller
+    side has its own exact partner, the rule surely chooses those pairs (``forced_exact_square``:
+    at every level too when the group has as many predicted as gold calls). ``assign_exact(exact, n, m)``, when given: where only exactness is
     counted (call level, no details), the exact pairs the rule chooses, from the exact pairs
     alone (``(i, j, agreeing weight units)``); every other call of the smaller side is then
     paired inexactly, and which inexact pair is listed changes no count.
@@ -821,7 +820,8 @@ class Solver:
     costs: Callable[[GroupNumbers, NameGroup, int], Any]
     assign: Callable[[Any], Pairs]
     assign_classes: Callable[[Any, list[int], list[int]], Pairs] | None = None
-    takes_forced_exact: Callable[[str, int, int], bool] = _never
+    forced_exact_levels: frozenset[str] = frozenset()
+    forced_exact_square: bool = False
     assign_exact: Callable[[list[tuple[int, int, int]], int, int], Pairs] | None = None
     reads_only_exact: frozenset[str] = frozenset()
 
@@ -855,8 +855,8 @@ def _most_exact(exact: list[tuple[int, int, int]], n: int, m: int) -> Pairs:
 #: The matchers by name (``matching=``): a new solver is one entry here, its name one in
 #: :data:`~toolcall_f1.settings.MATCHINGS` (the settings table's allowed values; a test holds them equal).
 SOLVERS: Mapping[str, Solver] = {
-    "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, _always, _greedy_exact),
-    "optimal": Solver(_optimal_costs, _solve, _transport_classes, _call_level_or_square, _most_exact,
+    "greedy": Solver(_greedy_costs, _greedy, _greedy_classes, frozenset(LEVELS), False, _greedy_exact),
+    "optimal": Solver(_optimal_costs, _solve, _transport_classes, frozenset({"call"}), True, _most_exact,
                       frozenset({"call"})),
 }
 
@@ -934,35 +934,6 @@ def _in_order(n: int, m: int, blocks: Sequence[tuple[Sequence[int], Sequence[int
 # --------------------------------------------------------------------------- the matcher
 
 
-def _name_groups(
-    preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, canon: Canonicalizer, fill_defaults: bool,
-    level: str, exact_only: bool,
-) -> list[tuple[list[int], list[int], NameGroup]]:
-    """An example's calls by tool name (SPEC §5): ``(prediction indices, gold indices, group)``
-    for every name that both sides call, in the order of the first prediction of each."""
-    groups: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
-    for i, pcall in enumerate(preds):
-        groups.setdefault(toolset.name_canon(pcall.name), ([], []))[0].append(i)
-    for j, gcall in enumerate(golds):
-        if (found := groups.get(toolset.name_canon(gcall.name))) is not None:
-            found[1].append(j)
-    return [(pidx, gidx, NameGroup([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
-                                   toolset.spec_for_weights(preds[pidx[0]].name), canon, fill_defaults, level,
-                                   exact_only))
-            for key, (pidx, gidx) in groups.items() if gidx]
-
-
-def _with_unmatched(pairs: list[tuple[int, int, PairResult]], n: int, m: int,
-                    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
-    """An example's pairs sorted by (prediction, gold) index — unique, so a PairResult is
-    never compared — with the indices of the calls in none."""
-    pairs.sort()
-    matched_p = {i for i, _, _ in pairs}
-    matched_g = {j for _, j, _ in pairs}
-    return pairs, [i for i in range(n) if i not in matched_p], [j for j in range(m) if j not in matched_g]
-
-
-
 @dataclass(frozen=True, slots=True)
 class Matcher:
     """Pairs an example's calls, name group by name group, in four steps (module docstring).
@@ -983,7 +954,7 @@ class Matcher:
     forced_exact
         Shortcut: in a group judged pair by pair where each call of the smaller side has
         exactly one exact partner, each a different one, take those pairs (where the solver
-        surely would: :attr:`Solver.takes_forced_exact`).
+        surely would: :attr:`Solver.forced_exact_levels`).
     classes
         Shortcut: a large group of many repeated calls is judged once per distinct pair and
         assigned over classes of identical calls (:attr:`Solver.assign_classes`).
@@ -1047,19 +1018,33 @@ class Matcher:
         the pairs are the same.
         """
         exact_only = not details and self.level == "call"
-        if self.order == "strict":
-            return self._match_in_order(preds, golds, toolset, canon, fill_defaults, exact_only)
-        if self.single and len(preds) == len(golds) == 1:  # the commonest example: skip grouping
-            key = toolset.name_canon(preds[0].name)
-            if key != toolset.name_canon(golds[0].name):
+        name_canon, level = toolset.name_canon, self.level
+        if self.order != "strict" and self.single and len(preds) == len(golds) == 1:  # the commonest: no grouping
+            key = name_canon(preds[0].name)
+            if key != name_canon(golds[0].name):
                 return [], [0], [0]
-            group = NameGroup(preds, golds, toolset.by_key.get(key), toolset.spec_for_weights(preds[0].name), canon,
-                              fill_defaults, self.level, exact_only)
+            group = NameGroup(preds, golds, toolset.by_key.get(key), toolset.weighted.get(key, DEFAULT_TOOL), canon,
+                              fill_defaults, level, exact_only)
             return self.match_group(group), [], []
-        pairs: list[tuple[int, int, PairResult]] = []
-        for pidx, gidx, group in _name_groups(preds, golds, toolset, canon, fill_defaults, self.level, exact_only):
-            pairs.extend((pidx[a], gidx[b], result) for a, b, result in self.match_group(group))
-        return _with_unmatched(pairs, len(preds), len(golds))
+        # the calls by tool name (SPEC §5): a group for every name both sides call, in the order
+        # of the first prediction of each
+        by_name: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
+        for i, pcall in enumerate(preds):
+            by_name.setdefault(name_canon(pcall.name), ([], []))[0].append(i)
+        for j, gcall in enumerate(golds):
+            if (found := by_name.get(name_canon(gcall.name))) is not None:
+                found[1].append(j)
+        groups = [(pidx, gidx, NameGroup([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
+                                         toolset.weighted.get(key, DEFAULT_TOOL), canon, fill_defaults, level, exact_only))
+                  for key, (pidx, gidx) in by_name.items() if gidx]
+        if self.order == "strict":
+            pairs = self._match_in_order(groups, len(preds), len(golds), exact_only)
+        else:
+            pairs = [(pidx[a], gidx[b], result) for pidx, gidx, group in groups for a, b, result in self.match_group(group)]
+        # by (prediction, gold) index — unique, so a PairResult is never compared — with the calls in none
+        pairs.sort()
+        matched_p, matched_g = {i for i, _, _ in pairs}, {j for _, j, _ in pairs}
+        return pairs, [i for i in range(len(preds)) if i not in matched_p], [j for j in range(len(golds)) if j not in matched_g]
 
     def match_group(self, group: NameGroup) -> list[tuple[int, int, PairResult]]:
         """The pairs of one name group, ``(i, j, PairResult)`` by position in its calls."""
@@ -1074,10 +1059,11 @@ class Matcher:
         # 1. judge every candidate pair
         solver = SOLVERS[self.matching]
         light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
-        numbers, results = self._judge_candidates(group, light, self.level in solver.reads_only_exact)
+        numbers, results = group.judged(light, self.keyed and large, self.level in solver.reads_only_exact)
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
-        if results and self.forced_exact and solver.takes_forced_exact(self.level, n, m):
+        if results and self.forced_exact and (self.level in solver.forced_exact_levels
+                                              or solver.forced_exact_square and n == m):
             chosen = _forced_exact([[r.exact for r in row] for row in results])
         if chosen is None:
             if numbers is None:
@@ -1086,27 +1072,14 @@ class Matcher:
         # 4. judge the chosen pairs
         return [(a, b, group.reported(results[a][b] if results else group.judge(a, b))) for a, b in chosen]
 
-    def _judge_candidates(self, group: NameGroup, light: bool, exact_read: bool = False,
-                          ) -> tuple[GroupNumbers | None, list[list[PairResult]]]:
-        """Step 1: every candidate pair of a group judged — a large group by value keys, for
-        its numbers (``results`` empty; ``exact_read``: the solver reads their exactness
-        alone, and no count is kept), else each pair itself (``numbers`` None; ``light``: for
-        its exactness alone)."""
-        n, m = len(group.preds), len(group.golds)
-        if self.keyed and n * m >= self.large_from:
-            return _judge_blocks(group, exact_read), []
-        return None, [[group.judge(i, j, light) for j in range(m)] for i in range(n)]
-
     def assign(self, numbers: GroupNumbers, group: NameGroup) -> Pairs:
         """Steps 2 and 3 for a group judged for its numbers: the solver's costs, and the
         pairs ``(i, j)`` it chooses, sorted."""
         solver = SOLVERS[self.matching]
         return solver.assign(solver.costs(numbers, group, min(numbers.exact.shape)))
 
-    def _match_in_order(
-        self, preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, canon: Canonicalizer,
-        fill_defaults: bool, exact_only: bool,
-    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int]]:
+    def _match_in_order(self, groups: list[tuple[list[int], list[int], NameGroup]], n: int, m: int, exact_only: bool,
+                        ) -> list[tuple[int, int, PairResult]]:
         """``order="strict"`` (SPEC §5b): among the sets of pairs that keep both orders, the
         one with the optimal matcher's objective, whatever :attr:`matching` says.
 
@@ -1118,21 +1091,21 @@ class Matcher:
         over both sequences of calls chooses the pairs (step 3, :func:`_in_order`); the
         chosen pairs are judged (step 4).
         """
-        groups = _name_groups(preds, golds, toolset, canon, fill_defaults, self.level, exact_only)
         if not groups:
-            return [], list(range(len(preds))), list(range(len(golds)))
+            return []
         units = _units(set().union(*(_group_weights(g.preds, g.golds, g.wspec) for _, _, g in groups)))
         judged, parts = [], []
         for _, _, group in groups:  # 1. judge every candidate pair, and read it as the objective
             group.units = units  # one scale for every tool of the example
-            numbers, results = self._judge_candidates(group, exact_only)  # exact_only: the call level's
+            by_keys = self.keyed and len(group.preds) * len(group.golds) >= self.large_from
+            numbers, results = group.judged(exact_only, by_keys)  # exact_only: the call level's
             judged.append(results)
             parts.append(_objective(numbers if numbers is not None else _numbers(results, {} if exact_only else units),
                                     group))
-        costs = _in_order_costs(parts, min(len(preds), len(golds)))  # 2. costs, in one scale
-        kind = np.int64 if max(c.bound for c in costs) * (min(len(preds), len(golds)) + 1) < 2**62 else object
+        costs = _in_order_costs(parts, min(n, m))  # 2. costs, in one scale
+        kind = np.int64 if max(c.bound for c in costs) * (min(n, m) + 1) < 2**62 else object
         # 3. assign: the dynamic program, on gains (the costs negated) in exact integers
-        chosen = _in_order(len(preds), len(golds), [(p, g, -c.exact(kind)) for (p, g, _), c in zip(groups, costs)])
+        chosen = _in_order(n, m, [(p, g, -c.exact(kind)) for (p, g, _), c in zip(groups, costs)])
         where_p = {i: (k, a) for k, (pidx, _, _) in enumerate(groups) for a, i in enumerate(pidx)}
         where_g = {j: b for pidx, gidx, _ in groups for b, j in enumerate(gidx)}
         pairs = []
@@ -1140,7 +1113,7 @@ class Matcher:
             (k, a), b = where_p[i], where_g[j]
             group, results = groups[k][2], judged[k]
             pairs.append((i, j, group.reported(results[a][b] if results else group.judge(a, b))))
-        return _with_unmatched(pairs, len(preds), len(golds))
+        return pairs
 
     def _match_exact(self, group: NameGroup) -> list[tuple[int, int, PairResult]] | None:
         """Call level, no details: the solver's exact pairs from the exact pairs alone, each

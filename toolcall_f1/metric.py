@@ -18,7 +18,7 @@ import functools
 import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Score, Tally, count_example, summarize
@@ -335,7 +335,25 @@ class ToolCallMetric:
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
-        calls, raw_tools = _split_reference(reference, index)
+        # {"calls": ..., "tools": [...]} → its calls and raw tools (also as JSON text holding the
+        # object, SPEC §2; other text is left to the reader, which reads JSON text as the value
+        # it holds and reports a key given two values); anything else is the calls
+        if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
+            raise reference.located(_where(index))
+        calls: Any = reference
+        raw_tools: Any = None
+        if isinstance(reference, str) and reference.lstrip(_BLANK)[:1] == "{":
+            try:
+                calls = held_json(reference)
+            except DuplicateKeyError:
+                pass
+        if isinstance(calls, Mapping):
+            turns = calls.get("turns")
+            if isinstance(turns, list) or type(turns).__module__ == "numpy":
+                raise ValueError(not_a_conversation(_where(index)))  # SPEC §5b: under another order
+            held = calls.get("calls")
+            if isinstance(held, (list, str)) or type(held).__module__ == "numpy":  # numpy: a datasets column
+                raw_tools, calls = calls.get("tools"), held  # (else a call to a tool named "calls")
         toolset, digest = run.toolset, ""
         if raw_tools is not None:
             toolset, digest = self._example_toolset(raw_tools, index, run)
@@ -668,9 +686,8 @@ class ToolCallMetric:
               on_error: Callable[[int, Exception], None] | None, references: Any = None) -> Iterator[Score]:
         """The one corpus loop: each example through :meth:`_score`, its errors to ``on_error``
         (``references``, as given: a ``datasets`` column's Arrow type is looked at once)."""
-        padding = StructPadding(references)
-        for i, (pred, gold) in enumerate(pairs):
-            padding.see(gold)
+        padding = StructPadding()
+        for i, (pred, gold) in enumerate(padding.watch(pairs, references)):
             try:
                 score = self._score(pred, gold, i, run)
             except (ValueError, TypeError) as err:
@@ -679,7 +696,7 @@ class ToolCallMetric:
                 on_error(i, err)
                 continue
             yield score
-        if padding.found():
+        if padding.marked:
             warnings.warn(padding.message(), ToolCallWarning, stacklevel=3)
 
     def score_all(
@@ -835,7 +852,9 @@ class ToolCallMetric:
         extra: list[str] = []
         if units is not None and confidence_level is not None:
             extra = signature_parts(f"ci:{confidence_level}", n_resamples, seed, units.grouped)
-        out = tally.result(run.settings.signature(tally.digests, extra), per_tool)
+        settings = run.settings
+        signature = settings.signature(tally.digests, extra) if tally.digests or extra else settings.base_signature
+        out = tally.result(signature, per_tool)
         if units is not None and confidence_level is not None:
             out["ci"] = interval(units, confidence_level, n_resamples, seed)
         if units is not None and pass_k is not None:
@@ -844,9 +863,9 @@ class ToolCallMetric:
                                  '"group" key ({"calls": [...], "group": "prompt-7"})')
             out["pass_k"] = pass_at_k(units.groups(), pass_k)
         n, errors = tally.num_examples, tally.num_parse_errors
-        if mostly_unreadable(errors, n):
+        if errors and mostly_unreadable(errors, n):
             warnings.warn(f"{errors} of {n} predictions could not be read (parse errors, scored as no calls): "
-                          f"is prediction_format={run.settings.prediction_format!r} right?", ToolCallWarning, stacklevel=2)
+                          f"is prediction_format={settings.prediction_format!r} right?", ToolCallWarning, stacklevel=2)
         if return_details:
             out["details"] = details
         return out
@@ -869,6 +888,7 @@ class ToolCallMetric:
 
 
 
+@dataclasses.dataclass(slots=True)
 class StructPadding:
     """Watches a corpus's references for the mark of an Arrow struct column (issue 26 item
     11): ``datasets`` stores a column of dicts as one struct type, so every key seen in any
@@ -888,31 +908,36 @@ class StructPadding:
       argument field is a float32. The type is looked at once (:meth:`arrow_struct`); each
       call costs one look for None among its argument values.
 
+    :meth:`watch` looks at the references as the corpus loop takes them; when they run out,
+    :attr:`marked` says whether the corpus bears the mark.
+
     Examples
     --------
-    >>> watch = StructPadding()
-    >>> watch.see([{"name": "a", "arguments": {"x": 1, "y": None}}])
-    >>> watch.see([{"name": "b", "arguments": {"x": None, "y": "s"}}])
-    >>> watch.found(), watch.tool, watch.key
+    >>> padding = StructPadding()
+    >>> refs = [[{"name": "a", "arguments": {"x": 1, "y": None}}], [{"name": "b", "arguments": {"x": None, "y": "s"}}]]
+    >>> _ = list(padding.watch([(None, r) for r in refs]))
+    >>> padding.marked, padding.tool, padding.key
     (True, 'a', 'y')
     >>> other = StructPadding()
-    >>> other.see([{"name": "a", "arguments": {"x": 1}}]); other.see([{"name": "b", "arguments": {"y": None}}])
-    >>> other.found()
+    >>> _ = list(other.watch([(None, [{"name": "a", "arguments": {"x": 1}}]), (None, [{"name": "b", "arguments": {"y": None}}])]))
+    >>> other.marked
     False
     """
 
-    MAX_TOOLS = 1000  # tools followed at most (the rest are not)
+    MAX_TOOLS: ClassVar[int] = 1000  # tools followed at most (the rest are not)
 
-    def __init__(self, references: Any = None) -> None:
-        self.keys: tuple[str, ...] | None = None  # the argument keys of every call so far
-        self.uniform = True
-        self.set_keys: dict[str, set[str]] = {}  # tool → the keys its calls give a value (not None)
-        self.tool = self.key = ""  # what found() found
-        #: ``(struct, float32 fields)`` of the references' Arrow type (:meth:`arrow_struct`).
-        self.struct, self.float32 = (self.arrow_struct(references) if type(references).__module__.startswith("datasets")
-                                     else (False, []))
-        self.across = False  # what found() found: the rule across tools
-        self.nulls = 0  # gold arguments holding None (counted where the type is a struct)
+    #: Whether the references are a ``datasets`` column whose Arrow type holds the calls'
+    #: arguments as a struct, and the argument fields it stores as float32 (:meth:`arrow_struct`).
+    struct: bool = False
+    float32: list[str] = dataclasses.field(default_factory=list)
+    keys: tuple[str, ...] | None = None  # the argument keys of every call so far
+    uniform: bool = True
+    set_keys: dict[str, set[str]] = dataclasses.field(default_factory=dict)  # tool → the keys its calls give a value (not None)
+    nulls: int = 0  # gold arguments holding None (counted where the type is a struct)
+    marked: bool = False  # what watch() found: the corpus bears the mark
+    across: bool = False  # ... by the rule across tools, for this tool and key
+    tool: str = ""
+    key: str = ""
 
     @staticmethod
     def arrow_struct(references: Any) -> tuple[bool, list[str]]:
@@ -944,61 +969,65 @@ class StructPadding:
         evaluate module's ``add_batch``), bears the mark within a tool; the rule across
         tools is left to ``compute()``, which sees the values read back. A column of any
         other type is not read."""
-        padding = cls(references)
+        padding = cls(*cls.arrow_struct(references))
         if not padding.struct:
             return
-        for reference in references:
-            padding.see(reference)
-        if padding.found() and not padding.across:
+        for _ in padding.watch((None, reference) for reference in references):
+            pass
+        if padding.marked and not padding.across:
             warnings.warn(padding.message(), ToolCallWarning, stacklevel=stacklevel + 1)
 
-    def see(self, reference: Any) -> None:
-        """Take one reference into account (anything but structured calls is passed over)."""
-        if not self.uniform:
-            return
-        if type(reference).__module__ == "numpy":
-            reference = plain_json(reference)
-        if type(reference) is dict or isinstance(reference, Mapping):
-            calls = reference.get("calls")
-            reference = calls if isinstance(calls, (list, tuple)) else [reference]
-        if not isinstance(reference, (list, tuple)):
-            return
-        for call in reference:  # (an exact dict is told from other mappings first: the common case, and fast)
-            if not (type(call) is dict or isinstance(call, Mapping)):
+    def watch(self, pairs: Iterable[tuple[Any, Any]], references: Any = None) -> Iterator[tuple[Any, Any]]:
+        """Each ``(prediction, reference)`` pair, as it is taken, its reference looked at
+        (anything but structured calls is passed over); when they run out, :attr:`marked` is
+        set. ``references``: the corpus as given (a ``datasets`` column's Arrow type is looked
+        at first)."""
+        if type(references).__module__.startswith("datasets"):
+            self.struct, self.float32 = self.arrow_struct(references)
+        for pair in pairs:
+            yield pair
+            reference = pair[1]
+            if not self.uniform:
                 continue
-            function = call.get("function")
-            if function is not None and (type(function) is dict or isinstance(function, Mapping)):
-                call = function
-            args, name = call.get("arguments"), call.get("name")
-            if not (isinstance(name, str) and (type(args) is dict or isinstance(args, Mapping))):
+            if type(reference).__module__ == "numpy":
+                reference = plain_json(reference)
+            if type(reference) is dict or isinstance(reference, Mapping):
+                calls = reference.get("calls")
+                reference = calls if isinstance(calls, (list, tuple)) else [reference]
+            if not isinstance(reference, (list, tuple)):
                 continue
-            if self.struct and None in args.values():
-                self.nulls += 1
-            keys = tuple(args)
-            if self.keys is None:
-                self.keys = keys
-            elif keys != self.keys:
-                self.uniform = False
-                return
-            given = self.set_keys.get(name)
-            if given is None and len(self.set_keys) < self.MAX_TOOLS:
-                given = self.set_keys[name] = set()
-            if given is not None:
-                given.update([k for k, v in args.items() if v is not None])
-
-    def found(self) -> bool:
-        """Does the corpus seen bear the mark? (Sets :attr:`across` when the rule across tools
-        holds, with its :attr:`tool` and :attr:`key`.)"""
-        if self.uniform and self.keys is not None and len(self.set_keys) >= 2:
+            for call in reference:  # (an exact dict is told from other mappings first: the common case, and fast)
+                if not (type(call) is dict or isinstance(call, Mapping)):
+                    continue
+                function = call.get("function")
+                if function is not None and (type(function) is dict or isinstance(function, Mapping)):
+                    call = function
+                args, name = call.get("arguments"), call.get("name")
+                if not (isinstance(name, str) and (type(args) is dict or isinstance(args, Mapping))):
+                    continue
+                if self.struct and None in args.values():
+                    self.nulls += 1
+                keys = tuple(args)
+                if self.keys is None:
+                    self.keys = keys
+                elif keys != self.keys:
+                    self.uniform = False
+                    break
+                given = self.set_keys.get(name)
+                if given is None and len(self.set_keys) < self.MAX_TOOLS:
+                    given = self.set_keys[name] = set()
+                if given is not None:
+                    given.update([k for k, v in args.items() if v is not None])
+        if self.uniform and self.keys is not None and len(self.set_keys) >= 2:  # the rule across tools
             set_anywhere: set[str] = set().union(*self.set_keys.values())
             for tool, given in self.set_keys.items():
                 for key in self.keys:
                     if not self.across and key not in given and key in set_anywhere:
                         self.tool, self.key, self.across = tool, key, True
-        return self.across or self.struct and bool(self.nulls or self.float32)
+        self.marked = self.across or self.struct and bool(self.nulls or self.float32)
 
     def message(self) -> str:
-        """The warning, naming what was seen (after :meth:`found`) and the fix."""
+        """The warning, naming what was seen (after :meth:`watch`) and the fix."""
         fix = "Store references as JSON strings (json.dumps) or declare the column datasets.Json()."
         if self.across:
             n = len(self.keys or ())
@@ -1034,29 +1063,6 @@ def _unexpected(where: str, given: Mapping[str, Any], method: Callable[..., Any]
 def _where(index: int | None) -> str:
     """How an error names a reference: ``references[3]``, or ``references`` for a lone one."""
     return "references" if index is None else f"references[{index}]"
-
-
-def _split_reference(reference: Any, index: int | None) -> tuple[Any, Any]:
-    """``{"calls": ..., "tools": [...]}`` → (calls, its raw ``tools``); else (the reference, None).
-    JSON text holding an object is that object (SPEC §2, "JSON text"); other text is left to
-    the reference reader, which reads JSON text as the value it holds and reports a key given
-    two values."""
-    if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
-        raise reference.located(_where(index))
-    if isinstance(reference, str) and reference.lstrip(_BLANK)[:1] == "{":
-        try:
-            reference = held_json(reference)
-        except DuplicateKeyError:
-            return reference, None
-    if not isinstance(reference, Mapping):
-        return reference, None
-    turns = reference.get("turns")
-    if isinstance(turns, list) or type(turns).__module__ == "numpy":
-        raise ValueError(not_a_conversation(_where(index)))  # SPEC §5b: under another order
-    calls = reference.get("calls")
-    if not isinstance(calls, (list, str)) and type(calls).__module__ != "numpy":  # numpy: a datasets column
-        return reference, None  # a call to a tool named "calls"
-    return calls, reference.get("tools")
 
 
 def _no_call_text(prediction: Any, toolset: ToolSet) -> bool:

@@ -22,6 +22,7 @@ from .rules import ToolRules, rules_by_name
 from .values import NameCanonicalizer, canon_exact
 
 __all__ = [
+    "DEFAULT_TOOL",
     "ParamSpec",
     "ToolSpec",
     "ToolSet",
@@ -80,7 +81,9 @@ class ToolSpec(NamedTuple):
         return self.arg_weights.get(arg, 1.0)
 
 
-_DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), {})
+#: The spec of a tool with no schema, weights or rules (tool weight 1, every argument 1): what
+#: :meth:`ToolSet.spec_for_weights` gives for a name not in :attr:`ToolSet.weighted`.
+DEFAULT_TOOL = ToolSpec("", 1.0, {}, frozenset(), {})
 
 
 #: The largest weight accepted: sums over a large corpus of products ``w_t * w_a`` must stay
@@ -339,7 +342,8 @@ class ToolSet:
             fn = _function_of(schema, i)
             key = name_canon(fn["name"])
             self.by_key[key] = _compile_one(fn, by_canon.get(key), self.by_rules.get(key), self.calls)
-        #: Every tool with a schema, weights or rules (one with weights or rules only: without parameters).
+        #: Every tool with a schema, weights or rules (one with weights or rules only: without
+        #: parameters), by canonical name; any other tool's spec is :data:`DEFAULT_TOOL`.
         self.weighted = dict(self.by_key)
         for tool, entry in weights.items():
             key = name_canon(tool)
@@ -393,7 +397,7 @@ class ToolSet:
 
     def rules_of(self, name: str) -> ToolRules | None:
         """The rules of the tool ``name`` (SPEC §6b), or None."""
-        return self.weighted.get(self.name_canon(name), _DEFAULT_TOOL).rules
+        return self.weighted.get(self.name_canon(name), DEFAULT_TOOL).rules
 
     def lookup(self, name: str) -> ToolSpec | None:
         """The schema of a declared tool, or None."""
@@ -401,7 +405,7 @@ class ToolSet:
 
     def spec_for_weights(self, name: str) -> ToolSpec:
         """A spec to read weights from: the schema's, a weights-only entry, or the default."""
-        return self.weighted.get(self.name_canon(name), _DEFAULT_TOOL)
+        return self.weighted.get(self.name_canon(name), DEFAULT_TOOL)
 
     def param_order(self, name: str) -> list[str] | None:
         """Declared parameter names in order (for positional arguments), or None."""

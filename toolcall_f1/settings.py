@@ -295,8 +295,11 @@ class Settings:
     rules: Any = field(default=None, compare=False)
     _content: Any = field(init=False, repr=False, default=None)  # tools and weights, as a hashable key
     #: The signature's settings fields and its ``w:`` digest without references' own tools,
-    #: written once (:func:`_signed`).
+    #: written once (:func:`_sign`).
     _signed: tuple[str, str] = field(init=False, repr=False, compare=False, default=("", ""))
+    #: The whole signature when no reference brings its own tools and no corpus option adds a
+    #: part (``signature()`` with no arguments), written once: what a plain ``compute()`` returns.
+    base_signature: str = field(init=False, repr=False, compare=False, default="")
 
     def __post_init__(self) -> None:
         for name in _TABLE:
@@ -305,7 +308,7 @@ class Settings:
             if checked is not value:
                 object.__setattr__(self, name, checked)
         object.__setattr__(self, "_content", _content_of(self.tools, self.weights, self.rules))
-        object.__setattr__(self, "_signed", _signed(self))
+        _sign(self)
 
     @classmethod
     def allowed(cls, name: str) -> tuple[str, ...]:
@@ -373,7 +376,7 @@ class Settings:
             raise keyword_error("Settings.replace()", name, _TABLE)
         same = new.tools is self.tools and new.weights is self.weights and new.rules is self.rules
         object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights, new.rules))
-        object.__setattr__(new, "_signed", _signed(new))
+        _sign(new)
         return new
 
     def signature(self, example_tools_digests: Iterable[str] = (), extra: Sequence[str] = ()) -> str:
@@ -390,6 +393,8 @@ class Settings:
         'level:call|match:greedy|order:any|canon:default|names:exact|pred:auto|ref:auto|w:d754a2e5|v:0.1.0'
         >>> Settings(rules={"f": {"x": "ignore"}}).signature().split("|")[7]
         'rules:f777dc44'
+        >>> Settings(level="arg").signature() == Settings(level="arg").base_signature
+        True
         """
         digests = sorted({d for d in example_tools_digests if d})
         fields, weighed = self._signed
@@ -398,14 +403,16 @@ class Settings:
         return "|".join([fields, f"w:{weighed}", *extra, f"v:{VERSION}"])
 
 
-def _signed(settings: Settings) -> tuple[str, str]:
-    """What :meth:`Settings.signature` writes of the settings themselves: each field by its
-    key in the table (a field the table omits when empty only when set), and the ``w:``
-    digest of the tools and weights (``none`` without them)."""
+def _sign(settings: Settings) -> None:
+    """Write once what :meth:`Settings.signature` says of the settings themselves — each field
+    by its key in the table (a field the table omits when empty only when set) and the ``w:``
+    digest of the tools and weights (``none`` without them) — and the whole signature without
+    references' own tools or extra parts (:attr:`Settings.base_signature`)."""
     fields = "|".join(f"{rule.abbr}:{rule.show(getattr(settings, name))}" for name, rule in _TABLE.items()
                       if rule.abbr and (getattr(settings, name) or not rule.omit_empty))
-    weighed = settings.tools or settings.weights
-    return fields, digest([settings.tools, settings.weights, []]) if weighed else "none"
+    weighed = digest([settings.tools, settings.weights, []]) if settings.tools or settings.weights else "none"
+    object.__setattr__(settings, "_signed", (fields, weighed))
+    object.__setattr__(settings, "base_signature", f"{fields}|w:{weighed}|v:{VERSION}")
 
 
 def _content_of(tools: Any, weights: Any, rules: Any) -> Any:
