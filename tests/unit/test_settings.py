@@ -141,6 +141,9 @@ def test_signature_is_what_the_metric_wrote_before(combo: tuple[Any, ...]) -> No
     settings = Settings(level=level, matching=matching, canonicalizer=canon, name_canonicalizer=names,
                         prediction_format=pred, reference_format=ref, tools=tools, weights=weights)
     assert settings.signature(digests) == want
+    # written once: what compute() returns when no reference brings its own tools (a copy's too)
+    assert settings.base_signature == settings.signature() == settings.replace().base_signature
+    assert pickle.loads(pickle.dumps(settings)).base_signature == settings.base_signature
     metric = ToolCallMetric(level, matching=matching, canonicalizer=canon, name_canonicalizer=names,
                             prediction_format=pred, reference_format=ref, tools=tools, weights=weights)
     assert metric.signature(example_tools_digests=digests) == want
