@@ -22,7 +22,7 @@ from .calls import Call, GoldCall
 from .judge import AGREE, DISAGREE, EXTRA, MISSING, VERDICT_COUNTS, PairResult, gold_repr
 from .matching import DEFAULT_MATCHERS, Matcher
 from .rules import without_ignored
-from .schema import ToolSet
+from .schema import DEFAULT_TOOL, ToolSet
 from .values import Canonicalizer
 
 __all__ = ["Counts", "EmptyCorpusError", "Score", "Tally", "count_example", "example_sums", "prf", "summarize"]
@@ -620,20 +620,20 @@ def count_example(
     # field of its tool weight, agreeing when the pair is exact; at argument level its name agrees
     # (tool weight) and each argument has its own verdict (weight w_t·w_a). An unmatched
     # prediction's fields are extra, an unmatched gold call's (but its optional arguments) missing.
-    spec_of = toolset.spec_for_weights
+    weighted, key = toolset.weighted, toolset.name_canon  # a name's weights (schema.ToolSet.spec_for_weights)
     arg_level = level == "arg"
     rows: list[tuple[tuple[str, float, str], ...]] = []
     for i, j, res in pairs:
-        wt, name = spec_of(preds[i].name).weight, golds[j].name
+        wt, name = weighted.get(key(preds[i].name), DEFAULT_TOOL).weight, golds[j].name
         rows.append(((AGREE, wt, name), *[(v.verdict, wt * v.weight, name) for v in res.verdicts]) if arg_level
                     else (((AGREE if res.exact else DISAGREE), wt, name),))
     for i in unmatched_pred:
-        call, spec = preds[i], spec_of(preds[i].name)
+        call, spec = preds[i], weighted.get(key(preds[i].name), DEFAULT_TOOL)
         rows.append(((EXTRA, spec.weight, call.name),
                      *[(EXTRA, spec.weight * spec.arg_weights.get(k, 1.0), call.name)
                        for k in call.arguments if arg_level]))
     for j in unmatched_gold:
-        gold, spec = golds[j], spec_of(golds[j].name)
+        gold, spec = golds[j], weighted.get(key(golds[j].name), DEFAULT_TOOL)
         rows.append(((MISSING, spec.weight, gold.name),
                      *[(MISSING, spec.weight * spec.arg_weights.get(k, 1.0), gold.name)
                        for k, accepted in gold.arguments.items() if arg_level and not accepted.optional]))
