@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Tally
 from .parsing import Context, read_any
-from .plain import DuplicateKeyError, Memo, content_key, held_json, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .scoring import Score, count_example, summarize
 from .resampling import Units, check_group, check_interval, interval, signature_parts
@@ -34,7 +33,8 @@ from .settings import VERSION, Settings, keyword_error, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader, located
 from .turns import combine, conversation, is_call_strings, not_a_conversation, turn_entries
-from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
+from .values import (Canonicalizer, DuplicateKeyError, Memo, content_key, held_json, plain_json, resolve_canonicalizer,
+                     resolve_name_canonicalizer)
 
 __all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "StructPadding", "ToolCallMetric"]
 

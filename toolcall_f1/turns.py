@@ -19,7 +19,7 @@ from typing import Any
 
 from .calls import ToolCallParseError
 from .counting import Counts, example_sums
-from .plain import DuplicateKeyError, loads_strict, plain_json
+from .values import DuplicateKeyError, loads_strict, plain_json
 from .scoring import Score
 from .settings import digest
 
