@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent
 #: arguments (mypyc 2.4.1); the readers (``reading``, ``families``) are regular expressions.
 #: ``matching`` waits too: scipy's assignment hands it numpy integers where it declares ``int``,
 #: which compiled code refuses (TypeError: int object expected; got numpy.int64).
-CORE = ("values", "plain", "calls", "judge", "counting", "settings")
+CORE = ("values", "calls", "judge", "counting", "settings")
 
 #: mypy's settings for the compile: ``[tool.mypy]``'s, with numpy and scipy read as ``Any``
 #: (their stubs cost minutes of analysis; compiled code calls them as Python objects anyway).

@@ -17,13 +17,12 @@ from .counting import Counts, EmptyCorpusError, Score, Tally, prf, summarize
 from .judge import ArgVerdict, PairResult, compare_call
 from .matching import match_calls
 from .parsing import FORMATS, parse_calls
-from .plain import DuplicateKeyError, loads_strict
 from .rules import ArgumentRuleError, ArgumentRuleTypeError
 from .schema import type_ok
 from .metric import VERSION, ToolCallMetric
 from .settings import Settings
 from .significance import compare
-from .values import canon_bfcl, canon_default, canon_exact
+from .values import DuplicateKeyError, canon_bfcl, canon_default, canon_exact, loads_strict
 
 __version__ = VERSION
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .plain import (
+from .values import (
     JSON_DECODER,
     MAX_BYTES,
     MAX_DEPTH,
@@ -26,8 +26,8 @@ from .plain import (
     load_json,
     plain_json,
     put_once,
+    strictly_identical,
 )
-from .values import strictly_identical
 
 __all__ = [
     "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "DuplicateKeyError",
@@ -35,7 +35,7 @@ __all__ = [
     "coerce_structured", "bfcl_gold", "bfcl_gold_plain",
 ]
 
-# The limits, the JSON decoder and the parse errors live in :mod:`toolcall_f1.plain` (below
+# The limits, the JSON decoder and the parse errors live in :mod:`toolcall_f1.values` (below
 # the readers); they are re-exported here, where the readers and users import them from.
 _INT_LIMIT = 10**MAX_INT_DIGITS
 

@@ -41,7 +41,7 @@ from typing import IO, Any, TextIO
 
 from . import COMPILED, VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable, reference_group
-from .plain import DuplicateKeyError, held_json, loads_strict
+from .values import DuplicateKeyError, held_json, loads_strict
 from .resampling import TESTS, Units, check_interval, interval, signature_parts
 from .significance import compare
 from .templates import TemplateReader
@@ -70,7 +70,7 @@ class InputError(Exception):
 
 # --------------------------------------------------------------------------- JSON, strictly
 
-#: The CLI's reader of JSON text: :func:`~toolcall_f1.plain.loads_strict`, the package's one
+#: The CLI's reader of JSON text: :func:`~toolcall_f1.values.loads_strict`, the package's one
 #: rule for a key given two values (``benchmarks/bench_cli_input.py`` swaps it for ``json.loads``).
 _loads = loads_strict
 
@@ -208,7 +208,7 @@ def _with_tools(src: _Source, rec: _Line, reference: Any, tools: Any) -> Any:
 
 
 def _held(src: _Source, rec: _Line, value: Any, what: str) -> Any:
-    """:func:`~toolcall_f1.plain.held_json` of a line's field; a key given two values names the line."""
+    """:func:`~toolcall_f1.values.held_json` of a line's field; a key given two values names the line."""
     try:
         return held_json(value)
     except DuplicateKeyError as err:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .calls import Call, coerce_structured
-from .plain import JSON_DECODER, MAX_DEPTH, DuplicateKeyError, ToolCallParseError, put_once
+from .values import JSON_DECODER, MAX_DEPTH, DuplicateKeyError, ToolCallParseError, put_once
 from .reading import (
     Block,
     BlockReader,

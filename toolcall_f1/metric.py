@@ -5,8 +5,8 @@ keywords make a changed copy.
 
 Every example travels one route (``ToolCallMetric._score``): its reference is read into gold
 calls and the tool set they are judged with, its prediction into calls, and
-:func:`~toolcall_f1.scoring.count_example` matches and counts them into a
-:class:`~toolcall_f1.scoring.Score`. ``scores()`` yields them, one per example (the one corpus
+:func:`~toolcall_f1.counting.count_example` matches and counts them into a
+:class:`~toolcall_f1.counting.Score`. ``scores()`` yields them, one per example (the one corpus
 loop); ``compute()`` folds them into a
 :class:`~toolcall_f1.counting.Tally`, which divides once; details are a view of the same pass.
 """
@@ -23,7 +23,6 @@ from typing import Any, ClassVar, NamedTuple
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain
 from .counting import Score, Tally, count_example, summarize
 from .parsing import Context, read_any
-from .plain import DuplicateKeyError, Memo, content_key, held_json, plain_json
 from .schema import ToolSet, compile_tools, merge_plain_tools, validate_weights, warn_unknown_weights
 from .resampling import Units, check_group, check_interval, interval, signature_parts
 from .resampling import pass_k as pass_at_k
@@ -33,7 +32,8 @@ from .settings import VERSION, Settings, keyword_error, tools_value
 from .settings import digest as content_digest
 from .templates import TemplateReader, located
 from .turns import combine, conversation, is_call_strings, not_a_conversation, turn_entries
-from .values import Canonicalizer, resolve_canonicalizer, resolve_name_canonicalizer
+from .values import (Canonicalizer, DuplicateKeyError, Memo, content_key, held_json, plain_json, resolve_canonicalizer,
+                     resolve_name_canonicalizer)
 
 __all__ = ["VERSION", "PARSE_ERROR_WARNING_MIN", "StructPadding", "ToolCallMetric"]
 

@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .calls import Call, coerce_structured, normalize_value
-from .plain import (
+from .values import (
     JSON_DECODER,
     MAX_DEPTH,
     DuplicateKeyError,

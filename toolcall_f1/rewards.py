@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import ArgumentRuleError, ArgumentRuleTypeError, Score, Settings, Tally, ToolCallMetric
-from .plain import content_key, loads_strict
+from .values import content_key, loads_strict
 from .settings import check_choice, keyword_error
 
 __all__ = ["COMPONENTS", "SCORES", "ToolCallReward", "components"]

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from .calls import Call, GoldCall, ToolCallWarning
-from .plain import DuplicateKeyError, held_json, plain_json
-from .values import KEYED_CANONICALIZERS, Canonicalizer, canonicalizer_name, value_key, values_equal
+from .values import (KEYED_CANONICALIZERS, Canonicalizer, DuplicateKeyError, canonicalizer_name, held_json, plain_json,
+                     value_key, values_equal)
 
 __all__ = ["RULE_NAMES", "TOLERANCES", "ArgumentRuleError", "ArgumentRuleTypeError", "Rule", "ToolRules",
            "check_picklable", "compile_rule", "describe_rules", "refuse_nested", "rules_by_name", "validate_rules", "warn_unknown_rules", "without_ignored"]

@@ -17,9 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
-from .plain import Memo, content_key, plain_json
 from .rules import ToolRules, rules_by_name
-from .values import NameCanonicalizer, canon_exact
+from .values import Memo, NameCanonicalizer, canon_exact, content_key, plain_json
 
 __all__ = [
     "DEFAULT_TOOL",
@@ -424,7 +423,7 @@ def compile_tools(
     extends: ToolSet | None = None,
 ) -> ToolSet:
     """Compile schemas and (validated) weights into a :class:`ToolSet`; with ``cache`` (a
-    metric's :class:`~toolcall_f1.plain.Memo`), once per content (:func:`~toolcall_f1.plain.content_key`).
+    metric's :class:`~toolcall_f1.values.Memo`), once per content (:func:`~toolcall_f1.values.content_key`).
     ``rules``: the validated ``rules=`` setting (:func:`~toolcall_f1.rules.validate_rules`),
     compiled per tool with its parameters' ``"match"``; ``calls``: the memo its callable rules
     share (a computation's, :meth:`ToolSet.for_computation`; without it the tool set's own).

@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .plain import DuplicateKeyError, content_key, held_json
 from .parsing import FORMATS
 from .rules import describe_rules, validate_rules
 from .schema import merge_tools, validate_weights
 from .templates import template_reader
-from .values import CANONICALIZERS, NAME_CANONICALIZERS, canonicalizer_name, name_canonicalizer_name
+from .values import (CANONICALIZERS, NAME_CANONICALIZERS, DuplicateKeyError, canonicalizer_name, content_key, held_json,
+                     name_canonicalizer_name)
 
 __all__ = ["CORPUS_OPTIONS", "LEVELS", "MATCHINGS", "ORDERS", "OUTPUT_OPTIONS", "VERSION", "Settings", "check_choice", "digest",
            "keyword_error", "tools_value"]

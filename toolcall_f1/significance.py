@@ -13,7 +13,7 @@ from typing import Any
 
 from .calls import ToolCallWarning
 from .metric import ToolCallMetric, mostly_unreadable, unit_keys
-from .plain import plain_json
+from .values import plain_json
 from .resampling import TESTS, Units, check_interval, compare_units, signature_parts
 from .settings import Settings, keyword_error
 

@@ -25,14 +25,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .calls import AnyOf, Call, ToolCallParseError
-from .plain import MAX_INT_BITS, WALK_DEPTH, array_plain, is_plain_json
+from .values import MAX_INT_BITS, WALK_DEPTH, array_plain, is_plain_json
 
 __all__ = ["StoredInputs", "dumps", "loads"]
 
 _MARK = "__toolcall_f1__"  # a stored object with this key is one of the marked shapes below
 _NOT_JSON = {set: "a set", frozenset: "a set", bytes: "bytes", complex: "a complex number"}
 # json's own cycle check is not needed (and costs a sixth of the writing): what it is given has
-# been walked to a bounded depth (:func:`~toolcall_f1.plain.is_plain_json`, :func:`_to_json`),
+# been walked to a bounded depth (:func:`~toolcall_f1.values.is_plain_json`, :func:`_to_json`),
 # so it holds no cycle
 _write = json.JSONEncoder(check_circular=False).encode
 

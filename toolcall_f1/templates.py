@@ -44,7 +44,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .calls import Call, ToolCallWarning, coerce_structured
-from .plain import JSON_DECODER, DuplicateKeyError, ToolCallParseError, put_once
+from .values import JSON_DECODER, DuplicateKeyError, ToolCallParseError, put_once
 
 __all__ = ["MIN_TRANSFORMERS", "TemplateReader", "TemplateWarning", "located", "resolve_format", "template_reader"]
 

@@ -3,7 +3,7 @@
 A reference is ``{"turns": [turn, ...], "tools": [...]}`` (:func:`conversation`); a prediction
 is a list with one entry per turn (:func:`turn_entries`). Calls pair only within one turn
 index; the metric scores each turn as an example of its own
-(:func:`~toolcall_f1.scoring.count_example`) and :func:`combine` makes the example's
+(:func:`~toolcall_f1.counting.count_example`) and :func:`combine` makes the example's
 :class:`TurnsScore` of them: its counts are the exact sums over its turns, it is exact when
 every turn is, and it keeps each turn's score (``details[i]["turns"][k]``).
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from .calls import ToolCallParseError
 from .counting import Counts, Score, example_sums
-from .plain import DuplicateKeyError, loads_strict, plain_json
+from .values import DuplicateKeyError, loads_strict, plain_json
 from .settings import digest
 
 __all__ = ["TurnsScore", "combine", "conversation", "is_call_strings", "not_a_conversation", "turn_entries"]
@@ -163,11 +163,11 @@ def is_call_strings(value: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class TurnsScore(Score):
-    """One conversation's :class:`~toolcall_f1.scoring.Score` under ``order="turns"``: the
+    """One conversation's :class:`~toolcall_f1.counting.Score` under ``order="turns"``: the
     turns' calls, pairs and counts side by side (indices into the example's ``preds`` and
     ``golds``, which hold every turn's calls in turn order), and each turn's own score.
 
-    ``turns`` holds one :class:`~toolcall_f1.scoring.Score` per reference turn, then one per
+    ``turns`` holds one :class:`~toolcall_f1.counting.Score` per reference turn, then one per
     prediction entry past the last reference turn (a turn with no gold calls); ``gold_turns``
     says how many are reference turns.
     """
@@ -186,7 +186,7 @@ class TurnsScore(Score):
         return sum(turn.exact for turn in self.turns[: self.gold_turns]), self.gold_turns
 
     def to_dict(self) -> dict[str, Any]:
-        """:meth:`Score.to_dict <toolcall_f1.scoring.Score.to_dict>`, with each turn's details
+        """:meth:`Score.to_dict <toolcall_f1.counting.Score.to_dict>`, with each turn's details
         (``turns``: its counts, exact flag, pairs, unmatched calls) and ``first_failed_turn``.
 
         Examples

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from toolcall_f1 import ToolCallMetric
-from toolcall_f1.plain import content_key
+from toolcall_f1.values import content_key
 
 
 class _Row(Mapping):

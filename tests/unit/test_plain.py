@@ -1,4 +1,4 @@
-"""The one plain-JSON module (:mod:`toolcall_f1.plain`): one rule for a repeated key in every
+"""The plain-JSON part of :mod:`toolcall_f1.values`: one rule for a repeated key in every
 JSON the package decodes (SPEC §2), where the data error says the key comes again, the limits
 of the one walker, numpy values read as the equal plain values, and content keys."""
 
@@ -12,7 +12,7 @@ import pytest
 
 import toolcall_f1
 from toolcall_f1 import ToolCallMetric, ToolCallParseError, calls
-from toolcall_f1.plain import (
+from toolcall_f1.values import (
     JSON_DECODER,
     MAX_INT_BITS,
     WALK_DEPTH,

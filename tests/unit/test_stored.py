@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall_f1 import stored
-from toolcall_f1.plain import is_plain_json
+from toolcall_f1.values import is_plain_json
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8),
                      st.integers(min_value=2**13990, max_value=2**14010), st.just("__toolcall_f1__"))

@@ -10,8 +10,7 @@ import pytest
 
 from toolcall_f1 import ToolCallMetric
 from toolcall_f1.calls import MAX_BYTES, AnyOf, Call, ToolCallParseError, bfcl_gold, coerce_structured, normalize_value
-from toolcall_f1.plain import is_plain_json, plain_json
-from toolcall_f1.values import strictly_identical
+from toolcall_f1.values import is_plain_json, plain_json, strictly_identical
 
 np = pytest.importorskip("numpy")
 

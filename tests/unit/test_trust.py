@@ -344,7 +344,7 @@ def test_content_keys_are_stable_and_linear() -> None:
     # write a shared object once per parent (a schema of doubling unions: exponential)
     import json
 
-    from toolcall_f1.plain import content_key
+    from toolcall_f1.values import content_key
 
     text = '[{"name": "search", "arguments": {"query": "query", "n": [1.5, 1.5]}}]'
     reference = json.loads(text)

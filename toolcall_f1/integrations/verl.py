@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolcall_f1.plain import content_key
+from toolcall_f1.values import content_key
 from toolcall_f1.rewards import ToolCallReward, components
 
 __all__ = ["VERL_KWARGS", "VerlReward", "compute_score"]
