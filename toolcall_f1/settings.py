@@ -295,8 +295,9 @@ class Settings:
     rules: Any = field(default=None, compare=False)
     _content: Any = field(init=False, repr=False, default=None)  # tools and weights, as a hashable key
     #: The signature's settings fields and its ``w:`` digest without references' own tools,
-    #: written once (:func:`_signed`).
-    _signed: tuple[str, str] = field(init=False, repr=False, compare=False, default=("", ""))
+    #: written once (:func:`_signed`). (Not named ``_signed``: mypyc's C names it ``__signed``,
+    #: a GCC keyword, and the compiled build fails to compile.)
+    _signed_parts: tuple[str, str] = field(init=False, repr=False, compare=False, default=("", ""))
 
     def __post_init__(self) -> None:
         for name in _TABLE:
@@ -305,7 +306,7 @@ class Settings:
             if checked is not value:
                 object.__setattr__(self, name, checked)
         object.__setattr__(self, "_content", _content_of(self.tools, self.weights, self.rules))
-        object.__setattr__(self, "_signed", _signed(self))
+        object.__setattr__(self, "_signed_parts", _signed(self))
 
     @classmethod
     def allowed(cls, name: str) -> tuple[str, ...]:
@@ -373,7 +374,7 @@ class Settings:
             raise keyword_error("Settings.replace()", name, _TABLE)
         same = new.tools is self.tools and new.weights is self.weights and new.rules is self.rules
         object.__setattr__(new, "_content", self._content if same else _content_of(new.tools, new.weights, new.rules))
-        object.__setattr__(new, "_signed", _signed(new))
+        object.__setattr__(new, "_signed_parts", _signed(new))
         return new
 
     def signature(self, example_tools_digests: Iterable[str] = (), extra: Sequence[str] = ()) -> str:
@@ -392,7 +393,7 @@ class Settings:
         'rules:f777dc44'
         """
         digests = sorted({d for d in example_tools_digests if d})
-        fields, weighed = self._signed
+        fields, weighed = self._signed_parts
         if digests:
             weighed = digest([self.tools, self.weights, digests])
         return "|".join([fields, f"w:{weighed}", *extra, f"v:{VERSION}"])
