@@ -295,8 +295,8 @@ class Settings:
     rules: Any = field(default=None, compare=False)
     _content: Any = field(init=False, repr=False, default=None)  # tools and weights, as a hashable key
     #: The signature's settings fields and its ``w:`` digest without references' own tools,
-    #: written once (:func:`_sign`).
-    _signed: tuple[str, str] = field(init=False, repr=False, compare=False, default=("", ""))
+    #: written once (:func:`_sign`). (Not named ``_signed``: mypyc's C names it ``__signed``, a GCC keyword.)
+    _signed_parts: tuple[str, str] = field(init=False, repr=False, compare=False, default=("", ""))
     #: The whole signature when no reference brings its own tools and no corpus option adds a
     #: part (``signature()`` with no arguments), written once: what a plain ``compute()`` returns.
     base_signature: str = field(init=False, repr=False, compare=False, default="")
@@ -397,7 +397,7 @@ class Settings:
         True
         """
         digests = sorted({d for d in example_tools_digests if d})
-        fields, weighed = self._signed
+        fields, weighed = self._signed_parts
         if digests:
             weighed = digest([self.tools, self.weights, digests])
         return "|".join([fields, f"w:{weighed}", *extra, f"v:{VERSION}"])
@@ -411,7 +411,7 @@ def _sign(settings: Settings) -> None:
     fields = "|".join(f"{rule.abbr}:{rule.show(getattr(settings, name))}" for name, rule in _TABLE.items()
                       if rule.abbr and (getattr(settings, name) or not rule.omit_empty))
     weighed = digest([settings.tools, settings.weights, []]) if settings.tools or settings.weights else "none"
-    object.__setattr__(settings, "_signed", (fields, weighed))
+    object.__setattr__(settings, "_signed_parts", (fields, weighed))
     object.__setattr__(settings, "base_signature", f"{fields}|w:{weighed}|v:{VERSION}")
 
 
