@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent
 #: ``metric`` stays pure: ``ToolCallMetric`` keeps a ``__dict__``, is subclassed and pickled,
 #: which mypyc's native classes do not allow; so does ``schema`` for now: its tool sets and
 #: compiled checks pickle, and a native class unpickles only when it can be built without
-#: arguments (mypyc 2.4.1); the readers (``reading``, ``families``) are regular expressions.
+#: arguments (mypyc 2.4.1); the readers (``reading``) are regular expressions.
 #: ``matching`` waits too: scipy's assignment hands it numpy integers where it declares ``int``,
 #: which compiled code refuses (TypeError: int object expected; got numpy.int64).
 CORE = ("values", "calls", "judge", "counting", "settings")

@@ -2,8 +2,8 @@
 
 One reader per format, in one registry (:data:`~toolcall_f1.reading.REGISTRY`): the plain
 formats (Python call syntax, JSON, OpenAI, Anthropic, BFCL, ``"auto"``) are read by
-:mod:`toolcall_f1.reading`, the model families' markers by the rows of
-:mod:`toolcall_f1.families`, which are added here. :data:`FORMATS` names every format.
+:mod:`toolcall_f1.reading`, and so are the model families' markers (its rows
+:data:`~toolcall_f1.reading.FAMILIES`). :data:`FORMATS` names every format.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .calls import Call
-from .families import FAMILIES
 from .reading import (
     REGISTRY,
     BlockReader,
@@ -32,8 +31,6 @@ __all__ = [
     "parse_calls", "FORMATS", "Context", "parse_text", "read_any", "reader_for", "find_marker", "prepare_text",
     "register_format", "unregister_format",
 ]  # fmt: skip
-
-REGISTRY.add(*FAMILIES)
 
 #: Every format's reader by name (aliases included), in registration order: a read-only view
 #: of the registry; extend it with :func:`register_format`.

@@ -362,7 +362,7 @@ def test_a_family_error_names_the_family_and_the_offset(fmt: str, text: str, mes
 
 def test_a_family_named_reader_is_derived_from_its_block_function() -> None:
     """One row per family: the named reader reads the family's blocks and the plain text around them."""
-    from toolcall_f1.families import FAMILIES
+    from toolcall_f1.reading import FAMILIES
 
     assert [f.name for f in FAMILIES][:3] == ["hermes", "qwen3_coder", "glm45"]
     hermes = next(f for f in FAMILIES if f.name == "hermes")
