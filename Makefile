@@ -107,7 +107,9 @@ test: install-test
 COMPILED_DIR ?= /tmp/toolcall_f1-compiled
 COMPILED_TESTS := tests/conformance tests/property tests/integration/test_entry_points_agree.py \
 	tests/integration/test_compiled_build.py
-BFCL_CONFORMANCE ?= $(abspath $(CURDIR)/../shared/conformance/bfcl_python.jsonl)
+# the full BFCL file beside the checkout (or beside a worktree's parent); the sample when neither is there
+BFCL_CONFORMANCE ?= $(firstword $(abspath $(wildcard $(CURDIR)/../shared/conformance/bfcl_python.jsonl \
+	$(CURDIR)/../../shared/conformance/bfcl_python.jsonl)))
 test-compiled:
 	rm -rf $(COMPILED_DIR) && mkdir -p $(COMPILED_DIR)
 	$(PYTHON) -m venv $(COMPILED_DIR)/venv

@@ -23,7 +23,9 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 
-#: The modules mypyc compiles, as the profile says pays: judging, counting, values, calls.
+#: The modules mypyc compiles, as the profile says pays: judging, counting, values, calls;
+#: ``turns`` too, because its ``TurnsScore`` subclasses counting's compiled ``Score`` (an
+#: interpreted class cannot subclass a native one).
 #: A listed module that does not exist (the package's modules move) is skipped.
 #: ``metric`` stays pure: ``ToolCallMetric`` keeps a ``__dict__``, is subclassed and pickled,
 #: which mypyc's native classes do not allow; so does ``schema`` for now: its tool sets and
@@ -31,7 +33,7 @@ ROOT = Path(__file__).resolve().parent
 #: arguments (mypyc 2.4.1); the readers (``reading``) are regular expressions.
 #: ``matching`` waits too: scipy's assignment hands it numpy integers where it declares ``int``,
 #: which compiled code refuses (TypeError: int object expected; got numpy.int64).
-CORE = ("values", "calls", "judge", "counting", "settings")
+CORE = ("values", "calls", "judge", "counting", "settings", "turns")
 
 #: mypy's settings for the compile: ``[tool.mypy]``'s, with numpy and scipy read as ``Any``
 #: (their stubs cost minutes of analysis; compiled code calls them as Python objects anyway).

@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 
@@ -90,7 +91,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--extra-path", action="append", default=[], help="appended to sys.path (bfcl-eval)")
     args = parser.parse_args(argv)
     if args.installed:
-        import toolcall_f1  # noqa: F401 - before common.py puts the checkout first on sys.path
+        # the checkout must not shadow the installed build: drop it (and this script's folder's
+        # parent) from sys.path before the import, and check where the package came from
+        checkout = Path(__file__).resolve().parents[1]
+        sys.path[:] = [p for p in sys.path if p and Path(p).resolve() != checkout]
+        import toolcall_f1
+
+        if Path(toolcall_f1.__file__).resolve().is_relative_to(checkout):
+            raise SystemExit(f"--installed imported the checkout's toolcall_f1 ({toolcall_f1.__file__})")
     sys.path.extend(args.extra_path)
     numbers = run(args.records, args.repeat, args.calls)
     print("BUILD-NUMBERS " + json.dumps(numbers), flush=True)
