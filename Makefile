@@ -130,7 +130,12 @@ bench: $(STAMP)/install-test
 	$(PYTHON) benchmarks/run_all.py
 
 # Both checkers always run (a ruff finding does not hide mypy's); fails if either finds something.
-lint:
+$(STAMP)/install-lint: pyproject.toml | $(STAMP)
+	@$(MAKE) --no-print-directory venv-check GOAL="$(MAKECMDGOALS)"
+	$(PIP) install $(PIP_FLAGS) -e ".[lint]"
+	touch $@
+
+lint: $(STAMP)/install-lint
 	@rc=0; \
 	$(PYTHON) -m ruff check toolcall_f1 tests app.py app_render.py toolcall_f1.py benchmarks || rc=1; \
 	$(PYTHON) -m mypy toolcall_f1 app.py app_render.py || rc=1; \
