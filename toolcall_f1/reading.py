@@ -674,9 +674,7 @@ def _fast_python_calls(text: str) -> list[Call] | None:
     the ``ast`` way, which also words every parse error. Texts of at most 100k characters
     nested at most 60 deep stay inside the size and depth limits by construction.
     """
-    if len(text) > _FAST_MAX or "\\" in text or "\x00" in text:
-        return None
-    if not text.isascii() and _SURROGATE.search(text):
+    if len(text) > _FAST_MAX or "\\" in text or "\x00" in text or (not text.isascii() and _SURROGATE.search(text)):
         return None
     first, last = text[:1], text[-1:]
     if first == "[":
@@ -1341,7 +1339,8 @@ def read_auto(text: str, ctx: Context, seen: frozenset[str] = frozenset()) -> li
     # ``split``, where the text before it that holds such values ends (0 when none does). One
     # pass: each value is measured once, and the scan resumes past it.
     split = 0
-    hit = REGISTRY.find_marker(text, 0, seen) if REGISTRY.marks.search(text) is not None else None
+    first = REGISTRY.marks.search(text)  # (no marker at all: no family to ask)
+    hit = None if first is None else REGISTRY.find_marker(text, first.start(), seen)
     while hit is not None:
         m = _VALUE_START.search(text, split, hit[1])
         end = None if m is None else _value_around(text, m, hit[1])
