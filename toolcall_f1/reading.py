@@ -1269,7 +1269,8 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
         lead += len(t) - len(unticked)
         t = unticked.rstrip().rstrip("`")
     t = t.rstrip()
-    if not t or t == "[]" or ("{" not in t and "```" not in t and _NAME_PAREN.search(t) is None):
+    if not t or t == "[]" or ("{" not in t and "```" not in t and (
+            "(" not in t or (_NAME_PAREN_TIGHT.search(t) is None and _NAME_PAREN.search(t) is None))):
         return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
     try:
         if t[0] == "`":  # a fence: never a call form as a whole (Python and JSON have no backticks)
@@ -1293,8 +1294,10 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
 
 
 #: A "(" after a name (``f(``, ``f (``: a space or an invisible character between): where a
-#: Python call could begin (``_next_hint``'s test of a "(", as one search).
+#: Python call could begin (``_next_hint``'s test of a "(", as one search); ``_NAME_PAREN_TIGHT``
+#: finds the usual ``f(`` first (a search that starts with a literal "(" skips ahead to it).
 _NAME_PAREN = re.compile(r"[\w.][ \t\ufeff\u200b\u200c\u200d\u2060]*\(")
+_NAME_PAREN_TIGHT = re.compile(r"\((?<=[\w.]\()")
 _EMPTY_LIST_LINE = re.compile(r"\[\][ \t]*\r?\n")
 
 
