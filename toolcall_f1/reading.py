@@ -12,8 +12,9 @@ formats (:class:`Family` rows): the plain formats, then the model families' rows
 (:data:`FAMILIES`, the section "model families" below: the block functions of each family's
 markers, learnt from its chat template and vLLM / SGLang's tool parsers). :mod:`toolcall_f1.parsing`
 is the public face.
-Text limits (size, nesting) are checked once, where text enters: :func:`read_any`'s reader
-(:meth:`Registry.reader`), a reference's text, and text decoded out of a JSON message.
+Text limits (size, nesting) are checked once, where text enters: :func:`read_any` (and the
+readers :meth:`Registry.reader` gives, which enter it), a reference's text, and text decoded out
+of a JSON message.
 """
 
 from __future__ import annotations
@@ -227,15 +228,19 @@ class Registry:
     (['shout'], ('shout', 3))
     """
 
-    __slots__ = ("_rows", "_names", "_entries", "_scan", "formats")
+    __slots__ = ("_rows", "_names", "_named", "_markers", "marks", "formats", "named", "rows")
 
     def __init__(self, families: Sequence[Family] = ()) -> None:
         self._rows: dict[str, Family] = {}
         self._names: dict[str, Reader] = {}
-        self._entries: dict[str, Reader] = {}
+        self._named: dict[str, Family] = {}
         #: Every format's named reader by name (aliases included), read-only and live.
         self.formats: Mapping[str, Reader] = MappingProxyType(self._names)
-        self._scan = self._compile()  # (no rows yet: the scan that finds nothing)
+        #: Every format's row by name (aliases included), read-only and live.
+        self.named: Mapping[str, Family] = MappingProxyType(self._named)
+        #: Every row by its family's own name (as :meth:`find_marker` gives it), read-only and live.
+        self.rows: Mapping[str, Family] = MappingProxyType(self._rows)
+        self._compile()  # (no rows yet: the scan that finds nothing)
         self.add(*families)
 
     def add(self, *families: Family) -> None:
@@ -244,23 +249,20 @@ class Registry:
             self._rows[family.name] = family
             for n in family.names:
                 self._names[n] = family.read
-                self._entries[n] = functools.partial(_read_entry, family, n)
-        self._scan = self._compile()
+                self._named[n] = family
+        self._compile()
 
     def remove(self, name: str) -> None:
         """Remove the row named ``name``: its names and markers (other rows keep theirs)."""
         family = self._rows.pop(name, None)
         for n in family.names if family is not None else ():
             self._names.pop(n, None)
-            self._entries.pop(n, None)
-        self._scan = self._compile()
+            self._named.pop(n, None)
+        self._compile()
 
-    def family(self, name: str) -> Family:
-        """The row named ``name`` (a family's own name, as :meth:`find_marker` gives it)."""
-        return self._rows[name]
-
-    def _compile(self) -> tuple[re.Pattern[str], list[tuple[re.Pattern[str], str]]]:
-        """One alternation of every family's markers (longest first), and each marker alone.
+    def _compile(self) -> None:
+        """One alternation of every family's markers (longest first), :attr:`marks` (a search
+        for it that finds nothing means the text has no marker), and each marker alone.
 
         The alternation has no groups, so ``re`` can skip ahead to the characters a marker may
         start with (groups would make it try every branch at every position: ~200x slower on
@@ -269,8 +271,8 @@ class Registry:
         marks = [(m.pattern if isinstance(m, re.Pattern) else re.escape(m), f.name)
                  for f in self._rows.values() for m in f.markers]
         order = sorted(marks, key=lambda m: -len(m[0]))
-        return (re.compile("|".join(f"(?:{p})" for p, _ in order) or "(?!)"),
-                [(re.compile(p), fam) for p, fam in order])
+        self.marks: re.Pattern[str] = re.compile("|".join(f"(?:{p})" for p, _ in order) or "(?!)")
+        self._markers = [(re.compile(p), fam) for p, fam in order]
 
     def find_marker(self, text: str, pos: int = 0, seen: frozenset[str] = frozenset()) -> tuple[str, int] | None:
         """The family of the earliest call marker at or after ``pos`` (of a family not in
@@ -283,7 +285,7 @@ class Registry:
         >>> REGISTRY.find_marker('<tool_call>{}</tool_call>', seen=frozenset({"hermes"})) is None
         True
         """
-        alternation, markers = self._scan
+        alternation, markers = self.marks, self._markers
         while True:
             m = alternation.search(text, pos)
             if m is None:
@@ -296,15 +298,15 @@ class Registry:
 
     def marker_end(self, text: str, pos: int) -> int:
         """Where the call marker that starts at ``pos`` ends (``pos`` when none starts there)."""
-        m = self._scan[0].match(text, pos)
+        m = self.marks.match(text, pos)
         return pos if m is None else m.end()
 
     def reader(self, fmt: Any) -> Reader:
-        """The reader of format ``fmt`` as text enters it: the text's limits checked, then
-        (except for ``"bfcl"``) seen through :func:`prepare_text`, then the named reader. For a
-        response template (a dict, or an object carrying one as ``.response_template``): a
-        :class:`~toolcall_f1.templates.TemplateReader`, which reads the text as transformers
-        does (its own thinking field).
+        """The reader of format ``fmt`` as text enters it (:func:`read_any` of the text): the
+        text's limits checked, then (except for ``"bfcl"``) seen through :func:`prepare_text`,
+        then the named reader. For a response template (a dict, or an object carrying one as
+        ``.response_template``): a :class:`~toolcall_f1.templates.TemplateReader`, which reads
+        the text as transformers does (its own thinking field).
 
         Raises
         ------
@@ -320,16 +322,33 @@ class Registry:
         ...
         ValueError: format: unknown value 'pyhton'; expected one of 'python', 'json', ..., 'xlam'
         """
+        return functools.partial(_entry, self.entry(fmt)[0])
+
+    def entry(self, fmt: Any) -> tuple[Any, Family]:
+        """The format ``fmt`` as :func:`read_any` reads it: ``(key, row)``, the key being the
+        name itself, or a response template's :class:`~toolcall_f1.templates.TemplateReader`
+        (its row is not registered: built here, cross-checked against ``"auto"``).
+
+        Raises
+        ------
+        ValueError
+            For an unknown format name.
+        """
         if not isinstance(fmt, str):  # a response template: a row of its own, not registered
             template = template_reader(fmt)
-            read = functools.partial(_cross_checked, template, self._entries.get("auto"))
-            return functools.partial(_read_entry, Family(template.name, reader=read, prepared=False), template.name)
+            auto = functools.partial(_entry, "auto") if "auto" in self._named else None
+            return template, Family(template.name, reader=functools.partial(_cross_checked, template, auto), prepared=False)
         try:
-            return self._entries[fmt]
+            return fmt, self._named[fmt]
         except KeyError:
             raise ValueError(
                 f"format: unknown value {fmt!r}; expected one of " + ", ".join(repr(f) for f in self._names)
             ) from None
+
+
+def _entry(fmt: Any, text: str, ctx: Context) -> list[Call]:
+    """:meth:`Registry.reader`'s reader: ``text`` entering :func:`read_any` under ``fmt``."""
+    return read_any(text, fmt, ctx)
 
 
 def _cross_checked(template: TemplateReader, auto: Reader | None, text: str, ctx: Context) -> list[Call]:
@@ -365,12 +384,6 @@ def _cross_checked(template: TemplateReader, auto: Reader | None, text: str, ctx
         stacklevel=2,
     )
     return used
-
-
-def _read_entry(family: Family, fmt: str, text: str, ctx: Context) -> list[Call]:
-    """Text entering the reader of ``family`` under the name ``fmt``: checked, prepared, read."""
-    check_text_limits(text, fmt)
-    return family.read(prepare_text(text) if family.prepared else text, ctx)
 
 
 # --------------------------------------------------------------------------- Python syntax
@@ -649,38 +662,6 @@ def _fast_parens(toks: list[str], i: int, depth: int) -> tuple[Any, int]:
     return [first, *rest], i
 
 
-def _fast_call(toks: list[str], i: int) -> tuple[str, dict[str, Any], int]:
-    name = toks[i]
-    if name[0] not in _NAME_START or name in _KEYWORDS:
-        raise _Unsure
-    i += 1
-    while toks[i] == ".":
-        part = toks[i + 1]
-        if part[0] not in _NAME_START or part in _KEYWORDS:
-            raise _Unsure
-        name = name + "." + part
-        i += 2
-    if toks[i] != "(":
-        raise _Unsure
-    i += 1
-    args: dict[str, Any] = {}
-    if toks[i] == ")":
-        return name, args, i + 1
-    while True:
-        key = toks[i]
-        if key[0] not in _NAME_START or key in _KEYWORDS or toks[i + 1] != "=" or key in args:
-            raise _Unsure
-        args[key], i = _fast_value(toks, i + 2, 2)
-        p = toks[i]
-        if p == ")":
-            return name, args, i + 1
-        if p != ",":
-            raise _Unsure
-        i += 1
-        if toks[i] == ")":
-            return name, args, i + 1
-
-
 def _fast_python_calls(text: str) -> list[Call] | None:
     """Python call syntax in its everyday shape, read without :mod:`ast`; None when unsure.
 
@@ -693,9 +674,7 @@ def _fast_python_calls(text: str) -> list[Call] | None:
     the ``ast`` way, which also words every parse error. Texts of at most 100k characters
     nested at most 60 deep stay inside the size and depth limits by construction.
     """
-    if len(text) > _FAST_MAX or "\\" in text or "\x00" in text:
-        return None
-    if not text.isascii() and _SURROGATE.search(text):
+    if len(text) > _FAST_MAX or "\\" in text or "\x00" in text or (not text.isascii() and _SURROGATE.search(text)):
         return None
     first, last = text[:1], text[-1:]
     if first == "[":
@@ -708,45 +687,77 @@ def _fast_python_calls(text: str) -> list[Call] | None:
         if "\n" in head or "\r" in head:
             return None
     toks: list[str] = _FAST_TOKEN.findall(text)
+    listed = first == "["
     calls: list[Call] = []
+    i = int(listed)
     try:
-        if first == "[":
-            i = 1
-            if toks[1] == "]":
-                i = 2
-            else:
-                while True:
-                    name, args, i = _fast_call(toks, i)
-                    calls.append(Call._owned(name, args))
-                    p = toks[i]
-                    if p == "]":
-                        i += 1
-                        break
-                    if p != ",":
-                        return None
+        if listed and toks[1] == "]":
+            return [] if len(toks) == 2 else None
+        while True:  # one call: a dotted name, "(", keyword=value pairs, ")"
+            name = toks[i]
+            while True:
+                part = toks[i]
+                if part[0] not in _NAME_START or part in _KEYWORDS:
+                    return None
+                i += 1
+                if toks[i] != ".":
+                    break
+                i += 1
+                name = name + "." + toks[i]
+            if toks[i] != "(":
+                return None
+            i += 1
+            args: dict[str, Any] = {}
+            while toks[i] != ")":
+                key = toks[i]
+                if key[0] not in _NAME_START or key in _KEYWORDS or toks[i + 1] != "=" or key in args:
+                    return None
+                args[key], i = _fast_value(toks, i + 2, 2)
+                if toks[i] == ",":
                     i += 1
-                    if toks[i] == "]":
-                        i += 1
-                        break
-        else:
-            name, args, i = _fast_call(toks, 0)
-            calls = [Call._owned(name, args)]
+                elif toks[i] != ")":
+                    return None
+            calls.append(Call._owned(name, args))
+            i += 1
+            if not listed:
+                break
+            if toks[i] == ",":
+                i += 1
+            elif toks[i] != "]":
+                return None
+            if toks[i] == "]":
+                i += 1
+                break
     except (_Unsure, IndexError, ValueError):
         return None
-    if i != len(toks):
-        return None
-    return calls
+    return calls if i == len(toks) else None
 
 
 _JSON_WORDS = re.compile(r"\b(?:true|false|null)\b")
 
 
-def python_whole(text: str, ctx: Context, fmt: str = "python", *, lenient: bool = False) -> list[Call]:
+def python_whole(
+    text: str, ctx: Context, fmt: str = "python", *, lenient: bool = False, plain: bool = False
+) -> list[Call]:
     """The whole text as Python call syntax: ``[f(a=1), g()]``, ``f(a=1)``, ``f(), g()``.
 
     ``lenient`` (model families whose templates write calls in Python syntax with JSON
     values, e.g. LFM2, OLMo 3): ``true``/``false``/``null`` are JSON literals and a set is a list.
+    ``plain`` (stripped text with no family marker, :func:`read_plain`, a fence's body): the
+    whole text as one JSON or Python call form — a JSON object or list of objects is read as
+    JSON first (an object that is an answer, no call's key, is no call), then as a Python
+    rendering of JSON calls (``[{'name': 'f', ...}]``), the JSON error kept when both fail.
     """
+    if plain and (text[0] == "{" or _JSON_LIST_START.match(text)):
+        try:
+            if text[0] == "{" and _json_answer(text):
+                return []
+            return _calls_from_json(text, "json", ctx)
+        except ToolCallParseError as json_err:
+            try:
+                return python_whole(text, ctx)
+            except ToolCallParseError:
+                raise json_err from None
     names: bool | str = "json" if lenient else True
     if not (lenient and _JSON_WORDS.search(text)):
         fast = _fast_python_calls(text)
@@ -848,22 +859,21 @@ _FENCE_CLOSE = re.compile(r"\n[ \t]*```")
 # where a call can begin: a name and "(", a "{", a fence (nothing else starts one)
 
 
-def _next_hint(text: str, pos: int, nxt: NextFinder | None, spaced: bool = True) -> int:
-    """Where a call could begin at or after ``pos`` — a ``{``, a fence, or a ``(`` after a
-    name (``f(``, ``f (``) — or -1. Nothing else starts a call, so prose between hints is
-    skipped. ``str.find`` per token, each ``(`` looked at once: linear, and cheap on prose.
-    ``spaced=False`` (inside prose, where a call is written ``name(``): no space before ``(``.
-    ``nxt`` None: one question about ``text``, asked of ``str.find`` (nothing to remember)."""
-    find = text.find if nxt is None else nxt.find
+def _next_hint(text: str, pos: int, nxt: NextFinder) -> int:
+    """Where a call could begin in prose at or after ``pos`` — a ``{``, a fence, or a ``(``
+    right after a name (``f(``; in prose a call is written with no space before ``(``) — or
+    -1. Nothing else starts a call, so prose between hints is skipped. ``str.find`` per token,
+    each ``(`` looked at once: linear, and cheap on prose. (:func:`read_plain` asks the same of
+    a whole text, spaces before ``(`` allowed, as one search: ``_NAME_PAREN``.)"""
     best = -1
     for tok in ("{", "```"):
-        k = find(tok, pos)
+        k = nxt.find(tok, pos)
         if k >= 0 and (best < 0 or k < best):
             best = k
-    p = find("(", pos)
+    p = nxt.find("(", pos)
     while p >= 0 and (best < 0 or p < best):
         q = p - 1
-        while q >= pos and ((spaced and text[q] in " \t") or text[q] in _INVISIBLE):
+        while q >= pos and text[q] in _INVISIBLE:
             q -= 1  # (an invisible character before "(" is a call attempt, to be named in the error)
         if q >= 0 and (text[q].isalnum() or text[q] in "_."):
             return p
@@ -929,7 +939,7 @@ def scan_prose(text: str, ctx: Context, fmt: str, *, json_calls: bool = True) ->
     hint = -2  # not looked for yet; then remembered while ahead (the lines of spaced lists stand before it)
     while pos < n:
         if hint == -2 or 0 <= hint < pos:
-            hint = _next_hint(text, pos, nxt, spaced=False)
+            hint = _next_hint(text, pos, nxt)
         spaced, _ = nxt.search(_SPACED_LIST, pos)  # "[ f ( x = 1 ) ]": read if it is calls, else prose
         loose = spaced >= 0 and (hint < 0 or spaced < hint)
         at = spaced if loose else hint
@@ -993,7 +1003,7 @@ def _read_block_plain(body: str, ctx: Context, fmt: str, json_calls: bool) -> tu
     if not t or t == "[]":
         return [], False
     try:
-        return _read_whole(t, ctx), True
+        return python_whole(t, ctx, plain=True), True
     except ToolCallParseError as err:
         calls, tried = scan_prose(t, ctx, fmt, json_calls=json_calls)
         if tried:
@@ -1248,21 +1258,6 @@ def _json_answer(text: str) -> bool:
     return isinstance(value, dict) and len(value) > 1 and not (_CALL_KEYS & value.keys())
 
 
-def _read_whole(text: str, ctx: Context) -> list[Call]:
-    """The whole (stripped) text as one JSON or Python call form; raises when it is not."""
-    if text[0] == "{" or _JSON_LIST_START.match(text):
-        try:
-            if text[0] == "{" and _json_answer(text):
-                return []
-            return _calls_from_json(text, "json", ctx)
-        except ToolCallParseError as json_err:
-            try:  # a Python-literal rendering of JSON calls: [{'name': 'f', ...}]
-                return python_whole(text, ctx)
-            except ToolCallParseError:
-                raise json_err from None
-    return python_whole(text, ctx)
-
-
 def read_plain(text: str, ctx: Context) -> list[Call]:
     """Text with no family marker: JSON or Python calls, as the whole text or wherever they
     stand in prose (fences, labels, several lists); prose with no call is zero calls. An error's
@@ -1274,34 +1269,35 @@ def read_plain(text: str, ctx: Context) -> list[Call]:
         lead += len(t) - len(unticked)
         t = unticked.rstrip().rstrip("`")
     t = t.rstrip()
-    if not t or t == "[]" or _next_hint(t, 0, None) < 0:
+    if not t or t == "[]" or ("{" not in t and "```" not in t and (
+            "(" not in t or (_NAME_PAREN_TIGHT.search(t) is None and _NAME_PAREN.search(t) is None))):
         return []  # every call, Python or JSON, has a "name(" or a "{": this is prose
     try:
-        return _read_plain_stripped(t, ctx)
+        if t[0] == "`":  # a fence: never a call form as a whole (Python and JSON have no backticks)
+            calls, attempted = scan_prose(t, ctx, "python")
+            if attempted:
+                return calls
+        try:
+            return python_whole(t, ctx, plain=True)
+        except ToolCallParseError as whole_err:
+            if _json_with_a_bad_value(t):  # a whole JSON document: its strings are data, not prose
+                raise whole_err from None
+            calls, attempted = scan_prose(t, ctx, whole_err.format)
+            if attempted:
+                return calls
+            if t[0] == "{" or _JSON_LIST_START.match(t) or _ATTEMPT.match(t) or _LIST_ATTEMPT.match(t):
+                if not _EMPTY_LIST_LINE.match(t):  # "[]" on its own line, then prose: no call
+                    raise whole_err from None
+            return []
     except ToolCallParseError as err:
         raise shifted(err, lead) from None
 
 
-def _read_plain_stripped(t: str, ctx: Context) -> list[Call]:
-    """:func:`read_plain` of text stripped of white space (and inline-code backticks)."""
-    if t[0] == "`":  # a fence: never a call form as a whole (Python and JSON have no backticks)
-        calls, attempted = scan_prose(t, ctx, "python")
-        if attempted:
-            return calls
-    try:
-        return _read_whole(t, ctx)
-    except ToolCallParseError as whole_err:
-        if _json_with_a_bad_value(t):  # a whole JSON document: its strings are data, not prose
-            raise whole_err from None
-        calls, attempted = scan_prose(t, ctx, whole_err.format)
-        if attempted:
-            return calls
-        if t[0] == "{" or _JSON_LIST_START.match(t) or _ATTEMPT.match(t) or _LIST_ATTEMPT.match(t):
-            if not _EMPTY_LIST_LINE.match(t):  # "[]" on its own line, then prose: no call
-                raise whole_err from None
-        return []
-
-
+#: A "(" after a name (``f(``, ``f (``: a space or an invisible character between): where a
+#: Python call could begin (``_next_hint``'s test of a "(", as one search); ``_NAME_PAREN_TIGHT``
+#: finds the usual ``f(`` first (a search that starts with a literal "(" skips ahead to it).
+_NAME_PAREN = re.compile(r"[\w.][ \t\ufeff\u200b\u200c\u200d\u2060]*\(")
+_NAME_PAREN_TIGHT = re.compile(r"\((?<=[\w.]\()")
 _EMPTY_LIST_LINE = re.compile(r"\[\][ \t]*\r?\n")
 
 
@@ -1341,7 +1337,22 @@ def read_auto(text: str, ctx: Context, seen: frozenset[str] = frozenset()) -> li
     >>> read_auto("I am sorry, I cannot help with that.", Context())
     []
     """
-    hit, split = _live_marker(text, seen)
+    # The first marker (of a family not in ``seen``) that does not stand inside a JSON value or a
+    # Python call begun before it (``{"name": "f", "arguments": {"code": "<tool_call>"}}``), and
+    # ``split``, where the text before it that holds such values ends (0 when none does). One
+    # pass: each value is measured once, and the scan resumes past it.
+    split = 0
+    first = REGISTRY.marks.search(text)  # (no marker at all: no family to ask)
+    hit = None if first is None else REGISTRY.find_marker(text, first.start(), seen)
+    while hit is not None:
+        m = _VALUE_START.search(text, split, hit[1])
+        end = None if m is None else _value_around(text, m, hit[1])
+        if end is None:
+            if split:  # a fence closed before the marker's line stays whole
+                split = max(split, text.rfind("\n", split, hit[1]) + 1)
+            break
+        split = end
+        hit = REGISTRY.find_marker(text, end, seen)
     if hit is None:
         return read_plain(text, ctx)
     head: list[Call] = []
@@ -1349,7 +1360,7 @@ def read_auto(text: str, ctx: Context, seen: frozenset[str] = frozenset()) -> li
         head = read_plain(text[:split], ctx)
         text = " " * split + text[split:]  # blanked, so that offsets stay those of the whole text
     name, start = hit
-    family = REGISTRY.family(name)
+    family = REGISTRY.rows[name]
     if family.blocks is None:  # a reader registered without blocks reads the rest itself
         return head + _calls_before(text[:start], ctx) + family.read(text, ctx)
     blocks = family.blocks(text, ctx)
@@ -1374,34 +1385,13 @@ _VALUE_START = re.compile(r'\{[ \t\r\n]*"|\[[ \t\r\n]*\{|(?<![\w.])[A-Za-z_][\w.
 _SPAN_DECODER = json.JSONDecoder()  # only where a JSON value ends: its content is read later
 
 
-def _live_marker(text: str, seen: frozenset[str]) -> tuple[tuple[str, int] | None, int]:
-    """The first marker (of a family not in ``seen``) that does not stand inside a JSON value or
-    a Python call begun before it (``{"name": "f", "arguments": {"code": "<tool_call>"}}``), and
-    where the text before it that holds such values ends (0 when there is none). One pass: each
-    value is measured once, and the scan resumes past it."""
-    split = 0
-    hit = REGISTRY.find_marker(text, 0, seen)
-    while hit is not None:
-        end = _value_around(text, split, hit[1])
-        if end is None:
-            if split:  # a fence closed before the marker's line stays whole
-                split = max(split, text.rfind("\n", split, hit[1]) + 1)
-            return hit, split
-        split = end
-        hit = REGISTRY.find_marker(text, end, seen)
-    return None, split
-
-
-def _value_around(text: str, lo: int, at: int) -> int | None:
-    """The end of the JSON value or Python call begun in ``text[lo:at]`` that runs past ``at``;
-    None when none does (the first one that cannot be measured ends the search). A Python span
-    counts only if it parses as one call: prose such as ``get_weather(Paris's forecast) ... :)``
-    has balanced brackets around the marker but is no call, and the marker is live."""
-    pos = lo
+def _value_around(text: str, m: re.Match[str], at: int) -> int | None:
+    """The end of the JSON value or Python call begun before ``at`` (the first one found by
+    ``m``, a match of ``_VALUE_START``, or one after it) that runs past ``at``; None when none
+    does (the first one that cannot be measured ends the search). A Python span counts only if it
+    parses as one call: prose such as ``get_weather(Paris's forecast) ... :)`` has balanced
+    brackets around the marker but is no call, and the marker is live."""
     while True:
-        m = _VALUE_START.search(text, pos, at)
-        if m is None:
-            return None
         try:
             if m.group()[-1] == "(":
                 end = _balanced_end(text, m.end() - 1, "python")
@@ -1413,7 +1403,9 @@ def _value_around(text: str, lo: int, at: int) -> int | None:
             return None
         if end > at:
             return end
-        pos = end
+        m = _VALUE_START.search(text, end, at)
+        if m is None:
+            return None
 
 
 def read_around(
@@ -1433,30 +1425,20 @@ def read_around(
     """
     calls: list[Call] = []
     pos = 0
-    for start, end, got in blocks:
-        if start > pos:
-            calls.extend(_read_gap(text, pos, start, ctx, read_gap))
+    n = len(text)
+    for start, end, got in (*blocks, (n, n, [])):  # (the text after the last block: a last gap)
+        if start > pos and not (piece := text[pos:start]).isspace():
+            if pos > 0 and (piece[:1] in _INVISIBLE or _REASON_WORD.search(piece) is not None):
+                piece = prepare_text(piece)  # reasoning between calls (interleaved thinking) is never a call
+            try:
+                calls.extend(read_gap(piece, ctx))
+            except ToolCallParseError as err:
+                if pos > 0 or REGISTRY.find_marker(piece) is not None:
+                    raise shifted(err, pos) from None
+                # (prose before the first block, with no marker: left alone, as before)
         calls.extend(got)
         pos = max(pos, end)
-    if pos < len(text):
-        calls.extend(_read_gap(text, pos, len(text), ctx, read_gap))
     return calls
-
-
-def _read_gap(
-    text: str, lo: int, hi: int, ctx: Context, read_gap: Callable[[str, Context], list[Call]]
-) -> list[Call]:
-    piece = text[lo:hi]
-    if piece.isspace():
-        return []
-    if lo > 0:  # reasoning between calls (interleaved thinking) is never a call either
-        piece = prepare_text(piece)
-    try:
-        return read_gap(piece, ctx)
-    except ToolCallParseError as err:
-        if lo == 0 and REGISTRY.find_marker(piece) is None:
-            return []  # prose before the first block, with no marker: left alone, as before
-        raise shifted(err, lo) from None
 
 
 def _calls_before(prefix: str, ctx: Context) -> list[Call]:
@@ -1679,10 +1661,18 @@ def read_any(output: Any, fmt: Any, ctx: Context, *, gold: bool = False) -> list
     >>> read_any("[f(a=1)]", "auto", Context()), read_any({"name": "f", "arguments": {}}, "json", Context())
     ([f(a=1)], [f()])
     """
-    reader = REGISTRY.reader(fmt)
-    if isinstance(output, str):
-        return _reference_text(output, reader, ctx, fmt) if gold else reader(output, ctx)
-    return coerce_structured(output, parse_text=lambda t: reader(t, ctx), gold=gold)
+    family = REGISTRY.named.get(fmt) if isinstance(fmt, str) else None
+    key: Any = fmt
+    if family is None:  # a response template, or the error naming an unknown format
+        key, family = REGISTRY.entry(fmt)
+    if not isinstance(output, str):
+        return coerce_structured(output, parse_text=lambda t: read_any(t, key, ctx), gold=gold)
+    if gold:
+        return _reference_text(output, functools.partial(_entry, key), ctx, fmt)
+    check_text_limits(output, fmt if isinstance(fmt, str) else family.name)  # text entering: checked once
+    if family.prepared and (output[:1] in _INVISIBLE or _REASON_WORD.search(output) is not None):
+        output = prepare_text(output)  # (nothing to prepare without a leading BOM or a reasoning word)
+    return family.read(output, ctx)
 
 
 _NOT_JSON = object()
@@ -1755,7 +1745,7 @@ def _says_no_call(text: str, fmt: Any) -> bool:
     if "```" in t and _FENCED_EMPTY_LIST.search(t) is not None:
         return True
     hit = REGISTRY.find_marker(t)
-    if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in REGISTRY.family(hit[0]).names):
+    if hit is not None and hit[1] == 0 and (fmt == "auto" or fmt in REGISTRY.rows[hit[0]].names):
         if hit[0] == "harmony":
             final = t.rfind("<|channel|>final")
             if final < 0:
@@ -1795,18 +1785,13 @@ def _skip(text: str, pos: int, chars: str = _WS) -> int:
     return pos
 
 
-def _skip_fence_open(text: str, pos: int) -> int:
-    """Past a Markdown fence opener (```json + newline) at ``pos``, if there is one."""
-    if text.startswith("```", pos):
-        nl = text.find("\n", pos)
-        return len(text) if nl < 0 else _skip(text, nl + 1)
-    return pos
-
-
-def _python_list_start(text: str, pos: int) -> bool:
-    """``[`` that opens a list of Python calls, not a JSON list."""
-    j = _skip(text, pos + 1)
-    return j < len(text) and text[j] not in "{\"]"
+#: White space, and a Markdown fence's opening line (```json + newline) with the white space after it.
+_BODY_START = re.compile(r"[ \t\r\n]*(?:```[^\n]*(?:\n[ \t\r\n]*)?)?")
+_WS_RUN = re.compile(r"[ \t\r\n]*")
+#: ``[`` that opens a list of Python calls, not a JSON list (``[{``, ``["``, ``[]``).
+_PYTHON_LIST = re.compile(r"\[[ \t\r\n]*[^{\"\] \t\r\n]")
+_VALUE_SEP = re.compile(r"[ \t\r\n,;]*")
+_BODY_END = re.compile(r"[ \t\r\n`,;]*")
 
 
 # --------------------------------------------------------------------------- block bodies
@@ -1818,7 +1803,7 @@ def _json_run(text: str, pos: int, fmt: str) -> tuple[list[Any], int]:
     while True:
         value, pos = decode_at(text, pos, fmt)
         values.append(value)
-        j = _skip(text, pos, _WS + ",;")
+        j = _VALUE_SEP.match(text, pos).end()  # type: ignore[union-attr]  # (matches everywhere)
         if j >= len(text) or text[j] != "{":
             return values, pos
         pos = j
@@ -1852,22 +1837,40 @@ def _python_body(body: str, ctx: Context, fmt: str, text: str, pos: int) -> list
 
 
 def _read_body(
-    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
+    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = "",
+    *, tagged: bool = False,
 ) -> tuple[list[Call], int]:
     """The calls of one block whose body starts at ``pos``: JSON (one or several values,
-    optionally fenced) or Python call syntax. Returns the calls and where the block ends
-    (past ``close`` when it follows). A JSON body ends where the JSON ends, so a closing tag
-    inside a JSON string is data; a missing closing tag is accepted when the body is complete.
+    optionally fenced) or Python call syntax; ``tagged`` (a ``<tool_call>`` block) also
+    Qwen3-Coder ``<function=…>`` and GLM ``NAME<arg_key>…`` calls. Returns the calls and where
+    the block ends (past ``close`` when it follows). A JSON body ends where the JSON ends, so a
+    closing tag inside a JSON string is data; a missing closing tag is accepted when the body is
+    complete.
     """
-    i = _skip_fence_open(text, _skip(text, pos))
-    n = len(text)
-    if i < n and (text[i] == "{" or (text[i] == "[" and not _python_list_start(text, i))):
+    if tagged:
+        i = _WS_RUN.match(text, pos).end()  # type: ignore[union-attr]  # (matches everywhere)
+        if not text.startswith(("{", "[", "`"), i):
+            return _tagged_body(text, i, ctx, fmt, close, nxt, opener)
+    i = _BODY_START.match(text, pos).end()  # type: ignore[union-attr]
+    if text.startswith("{", i) or (text.startswith("[", i) and _PYTHON_LIST.match(text, i) is None):
         values, j = _json_run(text, i, fmt)
-        calls = _calls_of(values, fmt, text, i)
-        j = _skip(text, j, _WS + "`,;")
+        try:
+            calls = coerce_structured(values[0] if len(values) == 1 else values, fmt=fmt)
+        except ToolCallParseError as err:
+            raise err_at(fmt, err.reason, text, i) from None
+        j = _BODY_END.match(text, j).end()  # type: ignore[union-attr]
         if close and text.startswith(close, j):
             j += len(close)
         return calls, j
+    return _python_block(text, i, ctx, fmt, close, nxt, opener)
+
+
+def _python_block(
+    text: str, i: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str
+) -> tuple[list[Call], int]:
+    """A block's body from ``i`` read as Python call syntax (:func:`_read_body`): up to ``close``,
+    the next ``opener`` or an end-of-turn token."""
+    n = len(text)
     end = nxt.find(close, i) if close else -1
     stop = end if end >= 0 else n
     if opener:
@@ -1891,26 +1894,27 @@ def _blocks(
     opener: str,
     close: str | None,
     *,
-    body: Any = None,
     lead: Callable[[str, int, str], int] | None = None,
+    tagged: bool = False,
+    bare: BlockReader | None = None,
 ) -> list[Block] | None:
     """Every ``opener … close`` block in order, as ``(start, end, calls)``; None when the
-    text has no opener. ``lead(text, pos, fmt)`` checks what must follow the opener (a
-    parse error when it is not there) and returns where the body starts; ``body`` reads a
-    block instead of :func:`_read_body`."""
-    nxt = NextFinder(text)
-    read = body or _read_body
-    blocks: list[Block] = []
-    pos = nxt.find(opener, 0)
+    text has no opener (or ``bare``'s blocks: the family's calls written without the opener).
+    ``lead(text, pos, fmt)`` checks what must follow the opener (a parse error when it is not
+    there) and returns where the body starts; each body is read by :func:`_read_body`
+    (``tagged``: a ``<tool_call>`` block, with its XML-style forms)."""
+    pos = text.find(opener)
     if pos < 0:
-        return None
+        return None if bare is None else bare(text, ctx)
+    nxt = NextFinder(text)
+    blocks: list[Block] = []
     while pos >= 0:
         start = pos + len(opener)
         if lead is not None:
             start = lead(text, start, fmt)
-        got, end = read(text, start, ctx, fmt, close, nxt, opener)
+        got, end = _read_body(text, start, ctx, fmt, close, nxt, opener, tagged=tagged)
         blocks.append((pos, end, got))
-        pos = nxt.find(opener, max(end, pos + len(opener)))
+        pos = text.find(opener, max(end, pos + len(opener)))
     return blocks
 
 
@@ -2117,12 +2121,11 @@ def _glm_call(body: str, text: str, pos: int, ctx: Context) -> Call:
     return _make(name, args, "glm45", text, pos)
 
 
-def _tool_call_body(
-    text: str, pos: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str = ""
+def _tagged_body(
+    text: str, i: int, ctx: Context, fmt: str, close: str | None, nxt: NextFinder, opener: str
 ) -> tuple[list[Call], int]:
-    """One ``<tool_call>`` block: Hermes JSON, Qwen3-Coder ``<function=…>``, GLM
-    ``NAME<arg_key>…``, or Python call syntax."""
-    i = _skip(text, pos)
+    """A ``<tool_call>`` block's body from ``i`` (after white space) that is no JSON and no
+    fence: Qwen3-Coder ``<function=…>`` calls, GLM ``NAME<arg_key>…``, or Python call syntax."""
     if text.startswith("<function=", i):
         calls: list[Call] = []
         while text.startswith("<function=", i):
@@ -2132,8 +2135,6 @@ def _tool_call_body(
         if close and text.startswith(close, i):
             i += len(close)
         return calls, i
-    if i < len(text) and text[i] in "{[`":
-        return _read_body(text, pos, ctx, fmt, close, nxt, opener)
     end = nxt.find(close, i) if close else -1
     if end < 0:
         family = "glm45" if text.find("<arg_key>", i) >= 0 else fmt
@@ -2142,24 +2143,25 @@ def _tool_call_body(
     head = body.split("<arg_key>", 1)[0]
     if "<arg_key>" in body or ("(" not in head and head.strip() and "\n" not in head.strip()):
         return [_glm_call(body, text, i, ctx)], end + len(close or "")
-    return _read_body(text, pos, ctx, fmt, close, nxt, opener)
+    return _python_block(text, i, ctx, fmt, close, nxt, opener)
 
 
-def _hermes_blocks(text: str, ctx: Context, fmt: str = "hermes") -> list[Block] | None:
-    blocks = _blocks(text, ctx, fmt, "<tool_call>", "</tool_call>", body=_tool_call_body)
-    if blocks is None and fmt == "hermes" and _FUNCTION_TAG.search(text):
-        return _qwen3_blocks(text, ctx)  # Qwen3-Coder calls without the <tool_call> wrapper
-    return blocks
+def _unwrapped_qwen3(text: str, ctx: Context) -> list[Block] | None:
+    """Hermes text without ``<tool_call>``: Qwen3-Coder calls written without the wrapper."""
+    return _qwen3_blocks(text, ctx) if _FUNCTION_TAG.search(text) else None
 
 
-_glm45_blocks = functools.partial(_hermes_blocks, fmt="glm45")
+_hermes_blocks = functools.partial(
+    _blocks, fmt="hermes", opener="<tool_call>", close="</tool_call>", tagged=True, bare=_unwrapped_qwen3
+)
+_glm45_blocks = functools.partial(_blocks, fmt="glm45", opener="<tool_call>", close="</tool_call>", tagged=True)
 
 
 def _qwen3_blocks(text: str, ctx: Context) -> list[Block] | None:
     nxt = NextFinder(text)
     pos, _ = nxt.search(_FUNCTION_TAG, 0)
     if pos < 0:
-        wrapped = _hermes_blocks(text, ctx)  # JSON in <tool_call> blocks
+        wrapped = _blocks(text, ctx, "hermes", "<tool_call>", "</tool_call>", tagged=True)  # JSON in <tool_call> blocks
         seed = text.find("<seed:tool_call>") if wrapped is None else -1
         if seed >= 0:
             raise err_at("qwen3_coder", "<seed:tool_call> holds no <function=…> call (cut off?)", text, seed)
@@ -2424,7 +2426,7 @@ def _deepseek_blocks(text: str, ctx: Context) -> list[Block] | None:
             name, i = text[i:cut], cut
         else:
             name = kind
-        j = _skip_fence_open(text, _skip(text, i))
+        j = _BODY_START.match(text, i).end()  # type: ignore[union-attr]  # (matches everywhere)
         if not text.startswith("{", j):
             raise err_at("deepseek", f"call {name.strip()!r} has no JSON arguments (cut off?)", text, i)
         args, j = decode_at(text, j, "deepseek")
@@ -2519,7 +2521,7 @@ def _mistral_run(text: str, i: int, nxt: NextFinder, ctx: Context) -> tuple[list
             fresh = True
             continue
         if text[i] in "[{":
-            if calls and text[i] == "[" and _python_list_start(text, i):
+            if calls and _PYTHON_LIST.match(text, i) is not None:
                 return calls, i  # a list of Python calls after the run is not Mistral's
             values, i = _json_run(text, i, "mistral")
             calls.extend(_calls_of(values, "mistral", text, i))
@@ -2704,7 +2706,7 @@ def _command_r_blocks(text: str, ctx: Context) -> list[Block] | None:
         return _action_blocks(text)
     blocks: list[Block] = []
     while k >= 0:
-        i = _skip_fence_open(text, _skip(text, k + len("<|START_ACTION|>")))
+        i = _BODY_START.match(text, k + len("<|START_ACTION|>")).end()  # type: ignore[union-attr]
         if i >= len(text) or text[i] not in "[{":
             raise err_at("command_r", "<|START_ACTION|> without a JSON action (cut off?)", text, k)
         values, j = _json_run(text, i, "command_r")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from .strategies import call_lists, render_python
 from toolcall_f1.calls import ToolCallParseError
-from toolcall_f1.reading import Context, _calls_from_expr, _fast_python_calls, _parse_expr, _read_whole
+from toolcall_f1.reading import Context, _calls_from_expr, _fast_python_calls, _parse_expr, python_whole
 
 
 def _ast_reader(text: str) -> Any:
@@ -106,4 +106,4 @@ def test_a_text_opening_with_a_backtick_is_never_a_whole_call_form(body: str, fe
     """``read_plain`` reads a text that opens with a backtick (a fence) as prose first, without
     trying it as one call form: Python and JSON have no backticks, so that try always fails."""
     with pytest.raises(ToolCallParseError):
-        _read_whole(fence + body, Context())
+        python_whole(fence + body, Context(), plain=True)
