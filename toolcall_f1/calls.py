@@ -218,7 +218,7 @@ def gold_calls(calls: Iterable[Call]) -> list[GoldCall]:
     >>> gold_calls([Call("f", {"x": 1, "u": AnyOf("c", "celsius")})])
     [f(x=1, u=AnyOf('c', 'celsius'))]
     """
-    golds = []
+    golds: list[GoldCall] = []
     for call in calls:
         args = {k: v if isinstance(v, AnyOf) else AnyOf(v) for k, v in call.arguments.items()}
         golds.append(GoldCall(call.name, MappingProxyType(args)))
@@ -359,11 +359,11 @@ def coerce_structured(
 #: What :func:`_shape` tells of a part: ``("call", name, arguments)``, ``("into", held, None)``
 #: (calls held in it, read as structured input), ``("text", content, None)`` (text to read as
 #: model output) or ``("", None, None)`` (no call).
-Shape = tuple[str, Any, Any]
-_NO_CALL: Shape = ("", None, None)
+_Shape = tuple[str, Any, Any]
+_NO_CALL: _Shape = ("", None, None)
 
 
-def _shape(obj: Any, parse: TextParser | None, fmt: str) -> Shape:
+def _shape(obj: Any, parse: TextParser | None, fmt: str) -> _Shape:
     """A dict's shape: an OpenAI tool call or assistant message, an Anthropic content block,
     a chat message whose content holds the calls (:func:`_message`), a call object
     ``{"name", "arguments" | "parameters" | "input" | "args"}`` or a bare ``{"name"}``, or
@@ -421,7 +421,7 @@ def _shape(obj: Any, parse: TextParser | None, fmt: str) -> Shape:
     raise ToolCallParseError(f"unrecognised call object with keys {sorted(map(str, obj))[:6]}", format=fmt)
 
 
-def _message(obj: Mapping[str, Any], parse: TextParser | None, fmt: str) -> Shape:
+def _message(obj: Mapping[str, Any], parse: TextParser | None, fmt: str) -> _Shape:
     """A chat message (SPEC §2, "Messages"): its ``tool_calls`` when that list holds any;
     otherwise a legacy ``function_call``, or its content — a content list holding call blocks
     gives those, text (a string, or the text blocks of a list without call blocks, joined
@@ -601,7 +601,7 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
         raise ValueError(
             f"{where}: expected a list of {{name: {{param: [accepted]}}}}, got {type(answer).__name__}"
         )
-    golds = []
+    golds: list[GoldCall] = []
     for i, entry in enumerate(answer):  # the i-th call: {name: {param: [accepted, ...]}}
         if not isinstance(entry, Mapping) or len(entry) != 1:
             raise ValueError(f"{where}[{i}]: expected a single-key object {{name: {{param: [accepted]}}}}")
