@@ -9,7 +9,7 @@ which hands back whatever JSON it finds.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -32,7 +32,7 @@ from .values import (
 __all__ = [
     "Call", "AnyOf", "NestedAnswer", "NestedList", "GoldCall", "ToolCallParseError", "DuplicateKeyError",
     "ToolCallWarning", "put_once", "MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "JSON_DECODER", "check_text_limits", "load_json", "normalize_value",
-    "coerce_structured", "bfcl_gold", "bfcl_gold_plain",
+    "coerce_structured", "gold_calls", "bfcl_gold", "bfcl_gold_plain",
 ]
 
 # The limits, the JSON decoder and the parse errors live in :mod:`toolcall_f1.values` (below
@@ -204,11 +204,25 @@ class GoldCall:
 
     @classmethod
     def from_call(cls, call: Call) -> GoldCall:
-        """A gold call accepting exactly the call's values (an :class:`AnyOf` kept as given)."""
-        args = {
-            k: v if isinstance(v, AnyOf) else AnyOf._of((v,), False) for k, v in call.arguments.items()
-        }
-        return cls(call.name, MappingProxyType(args))
+        """A gold call accepting exactly the call's values (an :class:`AnyOf` kept as given):
+        :func:`gold_calls` of one call."""
+        return gold_calls((call,))[0]
+
+
+def gold_calls(calls: Iterable[Call]) -> list[GoldCall]:
+    """Gold calls accepting exactly the calls' values (an :class:`AnyOf` kept as given): how a
+    reference read as calls becomes gold calls, in one pass.
+
+    Examples
+    --------
+    >>> gold_calls([Call("f", {"x": 1, "u": AnyOf("c", "celsius")})])
+    [f(x=1, u=AnyOf('c', 'celsius'))]
+    """
+    golds: list[GoldCall] = []
+    for call in calls:
+        args = {k: v if isinstance(v, AnyOf) else AnyOf(v) for k, v in call.arguments.items()}
+        golds.append(GoldCall(call.name, MappingProxyType(args)))
+    return golds
 
 
 def _read_only(cls: type, head: tuple[Any, ...], mapping: dict[str, Any]) -> Any:
@@ -253,7 +267,7 @@ def normalize_value(value: Any, *, fmt: str = "structured", gold: bool = False) 
     ...
     toolcall_f1.calls.ToolCallParseError: structured: a set is not a JSON value
     """
-    return _Reader(fmt, gold).value(value, 0)
+    return _json(value, 0, fmt, gold, [MAX_BYTES])
 
 
 def coerce_structured(
@@ -264,6 +278,12 @@ def coerce_structured(
     ``parse_text`` reads strings met on the way (a message's text content, a list element
     that is text); without it a string is an error. ``gold=True`` (references) lets an
     argument's value be an :class:`AnyOf` of accepted values.
+
+    One loop over a stack of the parts still to read (a list's items, a message's calls),
+    in order; each part is nothing, a call, text, a ``(name, args)`` pair, a list, or a dict
+    or object whose shape :func:`_shape` tells. The whole input is read within one size
+    budget (``left``: the characters left to read, :data:`MAX_BYTES`), spent as its values
+    are checked (:func:`_json`).
 
     Raises
     ------
@@ -283,227 +303,256 @@ def coerce_structured(
     ...
     toolcall_f1.calls.ToolCallParseError: structured: expected a call, got int 42
     """
-    return _Reader(fmt, gold, None, parse_text).calls(obj, 0)
-
-
-class _Reader:
-    """One structured input being read within one size budget: :meth:`calls` recognises the
-    call shapes, :meth:`value` checks the arguments' values as JSON data. ``left``: the
-    characters left to read in the input (:data:`MAX_BYTES`), a one-item list that the readers
-    of its parts share, spent as its values are read (:meth:`spend`)."""
-
-    __slots__ = ("fmt", "gold", "left", "parse_text")
-
-    def __init__(self, fmt: str, gold: bool, left: list[int] | None = None, parse_text: TextParser | None = None,
-                 ) -> None:
-        self.fmt, self.gold, self.parse_text = fmt, gold, parse_text
-        self.left = [MAX_BYTES] if left is None else left
-
-    def spend(self, n: int) -> None:
-        left = self.left
-        left[0] -= n
-        if left[0] < 0:
-            raise ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=self.fmt)
-
-    def error(self, message: str, snippet: str | None = None) -> ToolCallParseError:
-        return ToolCallParseError(message, format=self.fmt, snippet=snippet)
-
-    def calls(self, obj: Any, depth: int) -> list[Call]:
-        """Any shape: nothing, a call, text, a ``(name, args)`` pair, a dict, a list, an object."""
+    left = [MAX_BYTES]
+    out: list[Call] = []
+    # (part, its depth, the text reader for strings in it, the list holding it or None)
+    todo: list[tuple[Any, int, TextParser | None, Sequence[Any] | None]] = [(obj, 0, parse_text, None)]
+    while todo:
+        obj, depth, parse, within = todo.pop()
+        if within is not None and isinstance(obj, str):  # a string in a list is data, never a call
+            if len(within) == 2 and obj is within[0] and isinstance(within[1], Mapping):  # JSON's ("f", {...})
+                raise ToolCallParseError('a [name, arguments] list is not a call (a (name, arguments) tuple is, in'
+                                         ' Python); in JSON write {"name": ..., "arguments": ...}', format=fmt, snippet=obj)
+            raise ToolCallParseError("a list of strings is not a list of calls (a string literal is data)",
+                                     format=fmt, snippet=obj)
         if type(obj).__module__ == "numpy":
             obj = plain_json(obj)  # a numpy array or scalar (a datasets column): the plain value
         if depth > MAX_DEPTH:
-            raise self.error(f"nested deeper than {MAX_DEPTH} levels")
+            raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
         if obj is None:
-            return []
+            continue
         if isinstance(obj, Call):
-            return [Call._owned(obj.name, self.json_object(obj.arguments, 0))]
+            out.append(Call._owned(obj.name, _json(obj.arguments, 0, fmt, gold, left)))
+            continue
         if isinstance(obj, str):
-            if self.parse_text is None:
-                raise self.error("a string is data here, not a call", obj)
-            return self.parse_text(str(obj))
+            if parse is None:
+                raise ToolCallParseError("a string is data here, not a call", format=fmt, snippet=obj)
+            out.extend(parse(str(obj)))
+            continue
         if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and (
             isinstance(obj[1], (Mapping, str)) or obj[1] is None
         ):
-            return [self.call(obj[0], obj[1])]
-        if isinstance(obj, Mapping):
-            return self.mapping(obj, depth)
-        if isinstance(obj, (list, tuple)):
-            return self.sequence(obj, depth)
+            kind, name, raw = "call", obj[0], obj[1]
+        elif isinstance(obj, (list, tuple)) and not isinstance(obj, Mapping):
+            todo.extend((item, depth + 1, parse, obj) for item in reversed(obj))
+            continue
+        else:
+            kind, name, raw = _shape(obj, parse, fmt)
+        if kind == "into":  # held calls (a message's): structured, never text
+            todo.append((name, depth + 1, None, None))
+        elif kind == "text" and parse is not None:
+            out.extend(parse(name))
+        elif kind == "call":
+            if not isinstance(name, str) or not name.strip():
+                raise ToolCallParseError(f"a call needs a non-empty string name, got {name!r}", format=fmt)
+            if raw is None:
+                raw = {}
+            elif isinstance(raw, str):
+                text = raw.strip()
+                raw = load_json(text, fmt) if text else {}
+            if not isinstance(raw, Mapping):
+                raise ToolCallParseError(f"arguments of {name!r} must be an object, got {type(raw).__name__}", format=fmt)
+            out.append(Call._owned(name, _json(raw, 0, fmt, gold, left)))
+    return out
+
+
+#: What :func:`_shape` tells of a part: ``("call", name, arguments)``, ``("into", held, None)``
+#: (calls held in it, read as structured input), ``("text", content, None)`` (text to read as
+#: model output) or ``("", None, None)`` (no call).
+_Shape = tuple[str, Any, Any]
+_NO_CALL: _Shape = ("", None, None)
+
+
+def _shape(obj: Any, parse: TextParser | None, fmt: str) -> _Shape:
+    """A dict's shape: an OpenAI tool call or assistant message, an Anthropic content block,
+    a chat message whose content holds the calls (:func:`_message`), a call object
+    ``{"name", "arguments" | "parameters" | "input" | "args"}`` or a bare ``{"name"}``, or
+    BFCL's single-key ``{name: {args}}`` (the arguments may be JSON text); or an object with
+    a ``name`` and arguments."""
+    if not isinstance(obj, Mapping):
         name = getattr(obj, "name", None)
         if isinstance(name, str):
             for attr in ("arguments", "args", "input"):
                 if hasattr(obj, attr):
-                    return [self.call(name, getattr(obj, attr))]
-        raise self.error(f"expected a call, got {type(obj).__name__} {clip(repr(obj), 40)}")
+                    return "call", name, getattr(obj, attr)
+        raise ToolCallParseError(f"expected a call, got {type(obj).__name__} {clip(repr(obj), 40)}", format=fmt)
+    kind = obj.get("type")
+    fn = obj.get("function")
+    if isinstance(fn, Mapping) and kind in (None, "function"):
+        if "name" in fn:
+            return "call", fn.get("name"), fn.get("arguments", fn.get("parameters"))
+        if any(key in fn for key in _NAMED_CALL_ARG_KEYS):  # not a call to a tool named "function"
+            raise ToolCallParseError('a "function" object with arguments needs a "name"', format=fmt)
+    if ("content" in obj or "tool_calls" in obj) and obj.keys() <= _MESSAGE_KEYS and not (
+        isinstance(obj.get("content"), Mapping) or isinstance(obj.get("tool_calls"), Mapping)
+    ):  # {"content": {args}}: BFCL's call to a tool named "content"
+        return _message(obj, parse, fmt)
+    if "tool_calls" in obj:  # an assistant message's: a list of structured calls, never text
+        held = plain_json(obj["tool_calls"])
+        if held is None or isinstance(held, (list, tuple)):
+            return "into", held, None
+        if "role" in obj:
+            raise ToolCallParseError("'tool_calls' must be a list", format=fmt)
+    if kind == "tool_use":
+        return "call", obj.get("name"), obj.get("input")
+    role = obj.get("role")
+    if kind in _NOT_CALL_BLOCKS or (isinstance(role, str) and role in _NOT_CALLER_ROLES):
+        return _NO_CALL  # text, reasoning, tool results, and every turn but the assistant's
+    if "role" in obj and "content" in obj:
+        content = obj["content"]
+        return ("text", content, None) if isinstance(content, str) else ("into", content, None)
+    name = obj.get("name")
+    if isinstance(name, str):
+        given = [key for key in _ARG_KEYS if key in obj]
+        if any(not strictly_identical(obj[key], obj[given[0]]) for key in given[1:]):
+            raise ToolCallParseError(f"call {name!r} is given two different argument objects "
+                                     f"({given[0]!r} and {given[1]!r})", format=fmt)
+        if given:
+            return "call", name, obj[given[0]]
+        if set(obj) <= {"name", "id", "type"}:
+            return "call", name, None
+    for key in _NAMED_CALL_ARG_KEYS:  # not BFCL's call to a tool named "arguments": a name is missing
+        if key in obj and "name" not in obj:
+            raise ToolCallParseError(f'a call object with {key!r} needs a "name"', format=fmt)
+    if len(obj) == 1:
+        ((name, raw),) = obj.items()
+        if isinstance(raw, (Mapping, str)):
+            return "call", name, raw
+    raise ToolCallParseError(f"unrecognised call object with keys {sorted(map(str, obj))[:6]}", format=fmt)
 
-    def sequence(self, items: Sequence[Any], depth: int) -> list[Call]:
-        """A list of calls; a string in it is data, never a call."""
-        out: list[Call] = []
-        for item in items:
-            if isinstance(item, str):
-                if len(items) == 2 and item is items[0] and isinstance(items[1], Mapping):  # JSON's ("f", {...})
-                    raise self.error('a [name, arguments] list is not a call (a (name, arguments) tuple is, in'
-                                     ' Python); in JSON write {"name": ..., "arguments": ...}', item)
-                raise self.error("a list of strings is not a list of calls (a string literal is data)", item)
-            out.extend(self.calls(item, depth + 1))
-        return out
 
-    def mapping(self, obj: Mapping[str, Any], depth: int) -> list[Call]:
-        """A dict: an OpenAI tool call or assistant message, an Anthropic content block, a
-        chat message whose content holds the calls, or a call object (:meth:`call_object`)."""
-        kind = obj.get("type")
-        fn = obj.get("function")
-        if isinstance(fn, Mapping) and kind in (None, "function"):
-            if "name" in fn:
-                return [self.call(fn.get("name"), fn.get("arguments", fn.get("parameters")))]
-            if any(key in fn for key in _NAMED_CALL_ARG_KEYS):  # not a call to a tool named "function"
-                raise self.error('a "function" object with arguments needs a "name"')
-        if ("content" in obj or "tool_calls" in obj) and obj.keys() <= _MESSAGE_KEYS and not (
-            isinstance(obj.get("content"), Mapping) or isinstance(obj.get("tool_calls"), Mapping)
-        ):  # {"content": {args}}: BFCL's call to a tool named "content"
-            return self.message(obj, depth)
-        if "tool_calls" in obj:  # an assistant message's: a list of structured calls, never text
-            held = plain_json(obj["tool_calls"])
-            if held is None or isinstance(held, (list, tuple)):
-                return _Reader(self.fmt, self.gold, self.left).calls(held, depth + 1)
-            if "role" in obj:
-                raise self.error("'tool_calls' must be a list")
-        if kind == "tool_use":
-            return [self.call(obj.get("name"), obj.get("input"))]
-        role = obj.get("role")
-        if kind in _NOT_CALL_BLOCKS or (isinstance(role, str) and role in _NOT_CALLER_ROLES):
-            return []  # text, reasoning, tool results, and every turn but the assistant's
-        if "role" in obj and "content" in obj:
-            content = obj["content"]
-            if isinstance(content, str):
-                return self.parse_text(content) if self.parse_text is not None else []
-            return _Reader(self.fmt, self.gold, self.left).calls(content, depth + 1)
-        return [self.call_object(obj)]
+def _message(obj: Mapping[str, Any], parse: TextParser | None, fmt: str) -> _Shape:
+    """A chat message (SPEC §2, "Messages"): its ``tool_calls`` when that list holds any;
+    otherwise a legacy ``function_call``, or its content — a content list holding call blocks
+    gives those, text (a string, or the text blocks of a list without call blocks, joined
+    with newlines) is read as model output, so calls a serving stack's parser left in the
+    content are still read. A message of another role than the assistant's holds no call."""
+    role = obj.get("role")
+    if isinstance(role, str) and role in _NOT_CALLER_ROLES:
+        return _NO_CALL
+    held = plain_json(obj.get("tool_calls"))
+    if held is not None and not isinstance(held, (list, tuple)):
+        raise ToolCallParseError("'tool_calls' must be a list", format=fmt)
+    if held:
+        return "into", held, None
+    legacy = obj.get("function_call")
+    if legacy is not None:
+        if not isinstance(legacy, Mapping):
+            raise ToolCallParseError("'function_call' must be an object with a name and arguments", format=fmt)
+        return "call", legacy.get("name"), legacy.get("arguments")
+    content = plain_json(obj.get("content"))
+    if isinstance(content, (list, tuple)) and all(
+        isinstance(b, Mapping) and b.get("type") in _NOT_CALL_BLOCKS for b in content
+    ):
+        content = "\n".join(b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str))
+    if isinstance(content, str):
+        return ("text", content, None) if content else _NO_CALL
+    return "into", content, None
 
-    def message(self, obj: Mapping[str, Any], depth: int) -> list[Call]:
-        """A chat message (SPEC §2, "Messages"): its ``tool_calls`` when that list holds any;
-        otherwise a legacy ``function_call``, or its content — a content list holding call blocks
-        gives those, text (a string, or the text blocks of a list without call blocks, joined
-        with newlines) is read as model output, so calls a serving stack's parser left in the
-        content are still read. A message of another role than the assistant's holds no call."""
-        role = obj.get("role")
-        if isinstance(role, str) and role in _NOT_CALLER_ROLES:
-            return []
-        held = plain_json(obj.get("tool_calls"))
-        if held is not None and not isinstance(held, (list, tuple)):
-            raise self.error("'tool_calls' must be a list")
-        if held:
-            return _Reader(self.fmt, self.gold, self.left).calls(held, depth + 1)
-        legacy = obj.get("function_call")
-        if legacy is not None:
-            if not isinstance(legacy, Mapping):
-                raise self.error("'function_call' must be an object with a name and arguments")
-            return [self.call(legacy.get("name"), legacy.get("arguments"))]
-        content = plain_json(obj.get("content"))
-        if isinstance(content, (list, tuple)) and all(
-            isinstance(b, Mapping) and b.get("type") in _NOT_CALL_BLOCKS for b in content
-        ):
-            content = "\n".join(b["text"] for b in content if b.get("type") == "text" and isinstance(b.get("text"), str))
-        if isinstance(content, str):
-            return self.parse_text(content) if self.parse_text is not None and content else []
-        return _Reader(self.fmt, self.gold, self.left).calls(content, depth + 1)
 
-    def call_object(self, obj: Mapping[str, Any]) -> Call:
-        """``{"name", "arguments" | "parameters" | "input" | "args"}``, a bare ``{"name"}``, or
-        BFCL's single-key ``{name: {args}}`` (the arguments may be JSON text)."""
-        name = obj.get("name")
-        if isinstance(name, str):
-            given = [key for key in _ARG_KEYS if key in obj]
-            if any(not strictly_identical(obj[key], obj[given[0]]) for key in given[1:]):
-                raise self.error(f"call {name!r} is given two different argument objects "
-                                 f"({given[0]!r} and {given[1]!r})")
-            if given:
-                return self.call(name, obj[given[0]])
-            if set(obj) <= {"name", "id", "type"}:
-                return self.call(name, None)
-        for key in _NAMED_CALL_ARG_KEYS:  # not BFCL's call to a tool named "arguments": a name is missing
-            if key in obj and "name" not in obj:
-                raise self.error(f'a call object with {key!r} needs a "name"')
-        if len(obj) == 1:
-            ((name, raw),) = obj.items()
-            if isinstance(raw, (Mapping, str)):
-                return self.call(name, raw)
-        raise self.error(f"unrecognised call object with keys {sorted(map(str, obj))[:6]}")
+def _too_large(fmt: str) -> ToolCallParseError:
+    return ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=fmt)
 
-    def call(self, name: Any, raw_args: Any) -> Call:
-        """A call from a name and its arguments: a mapping, JSON text, or nothing."""
-        if not isinstance(name, str) or not name.strip():
-            raise self.error(f"a call needs a non-empty string name, got {name!r}")
-        if raw_args is None:
-            raw_args = {}
-        elif isinstance(raw_args, str):
-            text = raw_args.strip()
-            raw_args = load_json(text, self.fmt) if text else {}
-        if not isinstance(raw_args, Mapping):
-            raise self.error(f"arguments of {name!r} must be an object, got {type(raw_args).__name__}")
-        return Call._owned(name, self.json_object(raw_args, 0))
 
-    def value(self, value: Any, depth: int) -> Any:
-        """``value`` checked as JSON data: tuples become lists, numpy values plain ones."""
-        if depth > MAX_DEPTH:
-            raise self.error(f"nested deeper than {MAX_DEPTH} levels")
-        t = type(value)  # the exact types the text readers produce come first
-        if t is str:
-            self.spend(len(value) + 2)
-            return value
-        if t is dict:
-            return self.json_object(value, depth)
-        if t is list:
-            self.spend(2)
-            return [self.value(v, depth + 1) for v in value]
-        return self.other(value, depth)
+#: The types of the values :func:`_other` returns finished (every other one is a mapping to walk).
+_FINISHED = frozenset({type(None), bool, int, float, AnyOf})
 
-    def other(self, value: Any, depth: int) -> Any:
-        """:meth:`value` of anything but an exact ``str``, ``dict`` or ``list``."""
-        if value is None or isinstance(value, bool):
-            self.spend(4)
-            return None if value is None else bool(value)
-        if isinstance(value, int):
-            self.spend(8)
-            if not -_INT_LIMIT < value < _INT_LIMIT:
-                digits = f"more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits)"
-                raise self.error(f"an integer of {digits} is not read")
-            return int(value)
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise self.error(f"non-finite number {value!r}")
-            self.spend(8)
-            return float(value)
-        if isinstance(value, str):  # a subclass, such as numpy's str_
-            return self.value(str(value), depth)
-        if isinstance(value, (list, tuple)):
-            return self.value(list(value), depth)
-        if isinstance(value, Mapping):
-            return self.json_object(value, depth)
-        if isinstance(value, AnyOf):
-            return self.accepted(value, depth)
-        if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-            self.spend(8 * getattr(value, "size", 1))  # an array's size is checked first
-            return self.value(plain_json(value), depth)
-        kind = _KINDS.get(type(value), f"a {type(value).__name__}")
-        raise self.error(f"{kind} is not a JSON value")
 
-    def json_object(self, value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise self.error(f"object keys must be strings, got {type(k).__name__} {k!r}")
-            self.spend(len(k) + 2)
-            out[k] = self.value(v, depth + 1)
-        return out
+def _json(value: Any, depth: int, fmt: str, gold: bool, left: list[int]) -> Any:
+    """``value`` (at ``depth``) checked as JSON data: tuples become lists, numpy values plain
+    ones; ``left``: the characters the input may still spend (:data:`MAX_BYTES`), shared with
+    the rest of it. One loop over a stack of the containers being copied (each with the
+    iterator of its items left and their depth), in document order: a string, ``dict`` or
+    ``list`` is handled here, any other value by :func:`_other`."""
+    if depth > MAX_DEPTH:
+        raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
+    top: Any = {} if type(value) is dict else []  # (a dict is the value's own copy; else it holds it)
+    stack: list[tuple[Any, Iterator[Any], int]] = [
+        (top, iter(value.items()), depth + 1) if type(value) is dict else (top, iter((value,)), depth)]
+    while stack:
+        out, items, at = stack[-1]
+        keyed = type(out) is dict
+        for v in items:
+            if keyed:
+                k, v = v
+                if not isinstance(k, str):
+                    raise ToolCallParseError(f"object keys must be strings, got {type(k).__name__} {k!r}", format=fmt)
+                left[0] -= len(k) + 2
+                if left[0] < 0:
+                    raise _too_large(fmt)
+            if at > MAX_DEPTH:
+                raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
+            t = type(v)
+            if t is not str and t is not dict and t is not list:
+                v = _other(v, at, fmt, gold, left)
+                t = type(v)
+            children: Iterator[Any] | None = None
+            if t is str:
+                left[0] -= len(v) + 2
+                if left[0] < 0:
+                    raise _too_large(fmt)
+            elif t is list:
+                left[0] -= 2
+                if left[0] < 0:
+                    raise _too_large(fmt)
+                children, v = iter(v), []
+            elif t is dict or t not in _FINISHED:  # (a mapping _other hands back as it is)
+                children, v = iter(v.items()), {}
+            if keyed:
+                out[k] = v
+            else:
+                out.append(v)
+            if children is not None:
+                stack.append((v, children, at + 1))
+                break  # its items first; this container's go on after them
+        else:
+            stack.pop()
+    return top if type(value) is dict else top[0]
 
-    def accepted(self, value: AnyOf, depth: int) -> AnyOf:
-        """An :class:`AnyOf`, allowed only as an argument's value (``depth == 1``) in a reference."""
-        if not (self.gold and depth == 1):
-            raise self.error("AnyOf (accepted values) belongs in a reference argument, not here")
-        values = (v if type(v) in _NESTED else self.value(v, depth + 1) for v in value.values)
+
+def _other(value: Any, depth: int, fmt: str, gold: bool, left: list[int]) -> Any:
+    """A value met by :func:`_json` that is no exact ``str``, ``dict`` or ``list``: a scalar
+    checked (and spent), an :class:`AnyOf` read, or the plain ``str``, ``list`` or mapping
+    for :func:`_json` to go on with."""
+    if value is None or isinstance(value, bool):
+        left[0] -= 4
+        if left[0] < 0:
+            raise _too_large(fmt)
+        return None if value is None else bool(value)
+    if isinstance(value, int):
+        left[0] -= 8
+        if left[0] < 0:
+            raise _too_large(fmt)
+        if not -_INT_LIMIT < value < _INT_LIMIT:
+            digits = f"more than {MAX_INT_DIGITS} digits ({value.bit_length()} bits)"
+            raise ToolCallParseError(f"an integer of {digits} is not read", format=fmt)
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ToolCallParseError(f"non-finite number {value!r}", format=fmt)
+        left[0] -= 8
+        if left[0] < 0:
+            raise _too_large(fmt)
+        return float(value)
+    if isinstance(value, str):  # a subclass, such as numpy's str_
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, Mapping):
+        return value
+    if isinstance(value, AnyOf):  # allowed only as an argument's value (depth 1) in a reference
+        if not (gold and depth == 1):
+            raise ToolCallParseError("AnyOf (accepted values) belongs in a reference argument, not here", format=fmt)
+        values = (v if type(v) in _NESTED else _json(v, depth + 1, fmt, gold, left) for v in value.values)
         return AnyOf._of(tuple(values), value.optional)
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        left[0] -= 8 * getattr(value, "size", 1)  # an array's size is checked first
+        if left[0] < 0:
+            raise _too_large(fmt)
+        plain = plain_json(value)
+        return plain if type(plain) in (str, list, dict) else _other(plain, depth, fmt, gold, left)
+    kind = _KINDS.get(type(value), f"a {type(value).__name__}")
+    raise ToolCallParseError(f"{kind} is not a JSON value", format=fmt)
 
 
 # --------------------------------------------------------------------------- BFCL answers
@@ -552,25 +601,27 @@ def bfcl_gold_plain(answer: Any, where: str = "reference") -> list[GoldCall]:
         raise ValueError(
             f"{where}: expected a list of {{name: {{param: [accepted]}}}}, got {type(answer).__name__}"
         )
-    return [_bfcl_call(entry, where, i) for i, entry in enumerate(answer)]
-
-
-def _bfcl_call(entry: Any, where: str, i: int) -> GoldCall:
-    """The ``i``-th call of a possible answer: ``{name: {param: [accepted, ...]}}``."""
-    if not isinstance(entry, Mapping) or len(entry) != 1:
-        raise ValueError(f"{where}[{i}]: expected a single-key object {{name: {{param: [accepted]}}}}")
-    ((name, params),) = entry.items()
-    if isinstance(params, str):
-        params = load_json(params, "bfcl")
-    if not isinstance(params, Mapping):
-        raise ValueError(f"{where}[{i}].{name}: expected an object of parameters")
-    at = f"{where}[{i}].{name}"
-    args = {str(p): _bfcl_accepted(v, at, p) for p, v in params.items()}
-    return GoldCall(str(name), MappingProxyType(args))
+    golds: list[GoldCall] = []
+    for i, entry in enumerate(answer):  # the i-th call: {name: {param: [accepted, ...]}}
+        if not isinstance(entry, Mapping) or len(entry) != 1:
+            raise ValueError(f"{where}[{i}]: expected a single-key object {{name: {{param: [accepted]}}}}")
+        ((name, params),) = entry.items()
+        if isinstance(params, str):
+            params = load_json(params, "bfcl")
+        if not isinstance(params, Mapping):
+            raise ValueError(f"{where}[{i}].{name}: expected an object of parameters")
+        at = f"{where}[{i}].{name}"
+        args = {str(p): _bfcl_accepted(v, at, p) for p, v in params.items()}
+        golds.append(GoldCall(str(name), MappingProxyType(args)))
+    return golds
 
 
 def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> AnyOf:
-    """Parameter ``key``'s accepted values (``where`` names its call or nested answer)."""
+    """Parameter ``key``'s accepted values (``where`` names its call or nested answer).
+
+    Most accepted values are values :func:`normalize_value` would return as they are (an exact
+    ``str`` within a fresh budget, ``bool``, ``None``, a bounded ``int``, a finite ``float``):
+    kept without the walk, a new BFCL answer reads in about half the time."""
     if not isinstance(values, list):
         if nested:  # inside a nested answer a bare value is one accepted value
             return AnyOf(normalize_value(values, fmt="bfcl"))
@@ -583,20 +634,21 @@ def _bfcl_accepted(values: Any, where: str, key: Any, nested: bool = False) -> A
     optional = False
     accepted: list[Any] = []
     for v in values:
-        if isinstance(v, str) and v == "":
+        t = type(v)
+        if t is str:
+            if v == "":
+                optional = True
+            elif len(v) + 2 <= MAX_BYTES:
+                accepted.append(v)
+            else:
+                accepted.append(_bfcl_value(v, f"{where}.{key}", nested))
+        elif t is bool or v is None or (t is int and -_INT_LIMIT < v < _INT_LIMIT) or (t is float and math.isfinite(v)):
+            accepted.append(v)
+        elif isinstance(v, str) and v == "":
             optional = True
         else:
-            accepted.append(v if _plain_scalar(v) else _bfcl_value(v, f"{where}.{key}", nested))
-    return AnyOf._of(tuple(accepted) or ("",), optional)
-
-
-def _plain_scalar(value: Any) -> bool:
-    """Would :func:`normalize_value` return ``value`` as it is (an exact ``str`` within a fresh
-    budget, ``bool``, ``None``, a bounded ``int``, a finite ``float``)? Most accepted values
-    are: skipping the reader for them reads a new BFCL answer in about half the time."""
-    t = type(value)
-    return (t is str and len(value) + 2 <= MAX_BYTES) or t is bool or value is None or (
-        t is int and -_INT_LIMIT < value < _INT_LIMIT) or (t is float and math.isfinite(value))
+            accepted.append(_bfcl_value(v, f"{where}.{key}", nested))
+    return AnyOf(*accepted, optional=optional) if accepted else AnyOf("", optional=optional)
 
 
 def _bfcl_value(value: Any, where: str, nested: bool) -> Any:

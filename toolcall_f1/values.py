@@ -459,9 +459,9 @@ def load_json(text: str, fmt: str = "json") -> Any:
         return JSON_DECODER.decode(text)
     except ToolCallParseError as err:
         raise ToolCallParseError(err.reason, format=fmt, snippet=text) from None
-    except (ValueError, RecursionError) as err:  # JSONDecodeError, huge ints
+    except (ValueError, RecursionError) as failed:  # JSONDecodeError, huge ints
         raise ToolCallParseError(
-            f"invalid JSON: {str(err).splitlines()[0]}", format=fmt, snippet=text
+            f"invalid JSON: {str(failed).splitlines()[0]}", format=fmt, snippet=text
         ) from None
 
 

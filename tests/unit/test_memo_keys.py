@@ -121,3 +121,23 @@ def test_tools_changed_in_place_after_use_do_not_change_later_scores(where: str)
     assert score("[f(x=1)]", tools) == 1.0
     tools[0]["parameters"]["properties"]["x"]["anyOf"][1]["items"]["type"] = "string"
     assert score("[f(x=[1])]", original) == 1.0 == ToolCallMetric()("[f(x=[1])]", "[f(x=[1])]", tools=original).tp
+
+
+def test_a_calls_and_tools_dict_is_keyed_by_its_parts_and_shares_its_tools_slot() -> None:
+    # {"calls", "tools"} is remembered by its two parts' keys, its tools' key the tool set's own
+    # slot's: other calls over the same tools reuse the compiled tool set; a key a reference adds
+    # that changes its reading ("turns") or tools that are not plain data are never a memo hit
+    np = pytest.importorskip("numpy")
+    tools = [{"name": "f", "importance": 2, "parameters": {"properties": {"x": {"type": "integer"}}}}]
+    metric = ToolCallMetric()
+    first = metric.read_reference({"calls": "[f(x=1)]", "tools": tools})
+    second = metric.read_reference({"calls": "[f(x=2)]", "tools": [dict(tools[0])]})
+    assert first[1] is second[1] and first[0] != second[0]
+    assert metric.read_reference({"calls": "[f(x=1)]", "tools": tools, "note": "kept"})[0] == first[0]
+    with pytest.raises(ValueError, match="turns"):
+        metric.read_reference({"calls": "[f(x=1)]", "tools": tools, "turns": []})
+    numpy_tools = [{"name": "f", "importance": np.int64(5), "parameters": {"properties": {"x": {}}}}]
+    for given in (numpy_tools, tools, numpy_tools):
+        score = metric("[f(x=2)]", {"calls": "[f(x=1)]", "tools": given})
+        fresh = ToolCallMetric()("[f(x=2)]", {"calls": "[f(x=1)]", "tools": given})
+        assert (score.fp, score.fn, score.tools_digest) == (fresh.fp, fresh.fn, fresh.tools_digest)
