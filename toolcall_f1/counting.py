@@ -22,7 +22,7 @@ from .calls import Call, GoldCall
 from .judge import AGREE, DISAGREE, EXTRA, MISSING, VERDICT_COUNTS, PairResult, gold_repr
 from .matching import DEFAULT_MATCHERS, Matcher
 from .rules import without_ignored
-from .schema import DEFAULT_TOOL, ToolSet
+from .schema import ToolSet
 from .values import Canonicalizer
 
 __all__ = ["Counts", "EmptyCorpusError", "Score", "Tally", "count_example", "example_sums", "prf", "summarize"]
@@ -613,27 +613,29 @@ def count_example(
     shown_preds, shown_golds = preds, golds
     if toolset.ruled:  # argument rules (SPEC §6b): an "ignore" argument is deleted from both sides first
         preds, golds = without_ignored(preds, golds, toolset.rules_of)
-    pairs, unmatched_pred, unmatched_gold = matcher.match(preds, golds, toolset, canon=canon,
-                                                          fill_defaults=fill_defaults, details=details)
+    pairs, unmatched_pred, unmatched_gold, specs = matcher.match_example(preds, golds, toolset, canon=canon,
+                                                                         fill_defaults=fill_defaults, details=details)
     # Every field the example counts (SPEC §7), as (verdict, weight, tool name), one row per pair,
     # then per unmatched prediction, then per unmatched gold call. At call level a pair is one
     # field of its tool weight, agreeing when the pair is exact; at argument level its name agrees
     # (tool weight) and each argument has its own verdict (weight w_t·w_a). An unmatched
     # prediction's fields are extra, an unmatched gold call's (but its optional arguments) missing.
-    weighted, key = toolset.weighted, toolset.name_canon  # a name's weights (schema.ToolSet.spec_for_weights)
+    # ``specs``: each name's weights, as the matcher found them (schema.ToolSet.spec_for_weights).
     arg_level = level == "arg"
     rows: list[tuple[tuple[str, float, str], ...]] = []
     for i, j, res in pairs:
-        wt, name = weighted.get(key(preds[i].name), DEFAULT_TOOL).weight, golds[j].name
+        wt, name = specs[preds[i].name].weight, golds[j].name
         rows.append(((AGREE, wt, name), *[(v.verdict, wt * v.weight, name) for v in res.verdicts]) if arg_level
                     else (((AGREE if res.exact else DISAGREE), wt, name),))
     for i in unmatched_pred:
-        call, spec = preds[i], weighted.get(key(preds[i].name), DEFAULT_TOOL)
+        call = preds[i]
+        spec = specs[call.name]
         rows.append(((EXTRA, spec.weight, call.name),
                      *[(EXTRA, spec.weight * spec.arg_weights.get(k, 1.0), call.name)
                        for k in call.arguments if arg_level]))
     for j in unmatched_gold:
-        gold, spec = golds[j], weighted.get(key(golds[j].name), DEFAULT_TOOL)
+        gold = golds[j]
+        spec = specs[gold.name]
         rows.append(((MISSING, spec.weight, gold.name),
                      *[(MISSING, spec.weight * spec.arg_weights.get(k, 1.0), gold.name)
                        for k, accepted in gold.arguments.items() if arg_level and not accepted.optional]))
