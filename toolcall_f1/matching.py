@@ -1024,18 +1024,20 @@ class Matcher:
     def match_example(
         self, preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, *, canon: Canonicalizer,
         fill_defaults: bool, details: bool = True,
-    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int], dict[str, ToolSpec]]:
-        """:meth:`match`, and the weights of every name as the example's calls spell it (what
-        :meth:`ToolSet.spec_for_weights <toolcall_f1.schema.ToolSet.spec_for_weights>` gives
-        for it): each distinct name is canonicalized once, and counting reads the weights here.
+    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int], dict[str, tuple[ToolSpec | None, ToolSpec]]]:
+        """:meth:`match`, and for every name as the example's calls spell it, its tool: ``(the
+        declared schema or None, the spec its weights are read from)`` — what
+        :meth:`ToolSet.lookup <toolcall_f1.schema.ToolSet.lookup>` and
+        :meth:`ToolSet.spec_for_weights <toolcall_f1.schema.ToolSet.spec_for_weights>` give for
+        it. Each distinct name is canonicalized once; counting reads the tools here.
 
         Examples
         --------
         >>> from toolcall_f1.schema import compile_tools
         >>> tools = compile_tools([], {"f": {"weight": 0.5}})
-        >>> pairs, up, ug, specs = Matcher().match_example([Call("f", {}), Call("g", {})],
+        >>> pairs, up, ug, named = Matcher().match_example([Call("f", {}), Call("g", {})],
         ...     [GoldCall.from_call(Call("f", {}))], tools, canon=str, fill_defaults=True)
-        >>> [(i, j) for i, j, _ in pairs], up, ug, {name: spec.weight for name, spec in specs.items()}
+        >>> [(i, j) for i, j, _ in pairs], up, ug, {name: spec.weight for name, (_, spec) in named.items()}
         ([(0, 0)], [1], [], {'f': 0.5, 'g': 1.0})
         """
         exact_only = not details and self.level == "call"
@@ -1044,14 +1046,13 @@ class Matcher:
         for call in (*preds, *golds):
             if call.name not in key_of:
                 key_of[call.name] = name_canon(call.name)
-        specs = {name: weighted.get(key, DEFAULT_TOOL) for name, key in key_of.items()}
+        named = {name: (by_key.get(key), weighted.get(key, DEFAULT_TOOL)) for name, key in key_of.items()}
         if self.order != "strict" and self.single and len(preds) == len(golds) == 1:  # the commonest: no grouping
             key = key_of[preds[0].name]
             if key != key_of[golds[0].name]:
-                return [], [0], [0], specs
-            group = NameGroup(preds, golds, by_key.get(key), specs[preds[0].name], canon, fill_defaults, level,
-                              exact_only)
-            return self.match_group(group), [], [], specs
+                return [], [0], [0], named
+            group = NameGroup(preds, golds, *named[preds[0].name], canon, fill_defaults, level, exact_only)
+            return self.match_group(group), [], [], named
         # the calls by tool name (SPEC §5): a group for every name both sides call, in the order
         # of the first prediction of each
         by_name: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
@@ -1071,7 +1072,7 @@ class Matcher:
         pairs.sort()
         matched_p, matched_g = {i for i, _, _ in pairs}, {j for _, j, _ in pairs}
         return (pairs, [i for i in range(len(preds)) if i not in matched_p],
-                [j for j in range(len(golds)) if j not in matched_g], specs)
+                [j for j in range(len(golds)) if j not in matched_g], named)
 
     def match_group(self, group: NameGroup) -> list[tuple[int, int, PairResult]]:
         """The pairs of one name group, ``(i, j, PairResult)`` by position in its calls."""
