@@ -306,14 +306,17 @@ def judge_pairs(preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec
     rules: Any = wspec.rules
     tool = tool or _NO_TOOL
     params, required, weights = tool.params, tool.required, wspec.arg_weights
-    gold_keys = [[k for k in g.arguments if rules is None or not rules.ignores(k)] for g in golds]
+    # each call's arguments, but those its tool's rules ignore, listed once per call
+    gold_keys = [list(g.arguments) if rules is None else [k for k in g.arguments if not rules.ignores(k)]
+                 for g in golds]
     rows = []
     for pred in preds:
         pargs = pred.arguments
+        pkeys = pargs if rules is None else [k for k in pargs if not rules.ignores(k)]
         row: list[PairResult] = []
         for gold, keys in zip(golds, gold_keys):
             gargs = gold.arguments
-            own = [k for k in pargs if k not in gargs and (rules is None or not rules.ignores(k))]
+            own = [k for k in pkeys if k not in gargs]
             verdicts = []
             exact, agree, errors = True, 0.0, 0.0
             for key in (keys + own if own else keys):
