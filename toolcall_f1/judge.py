@@ -43,6 +43,7 @@ __all__ = [
     "GroupNumbers",
     "compare_call",
     "judge_pair",
+    "judge_pairs",
     "gold_repr",
     "judge_group",
     "FINE",
@@ -161,51 +162,49 @@ def _nested_agrees(value: Any, cand: NestedAnswer | NestedList, schema: Any, can
             and all(_nested_ok(v, a, items, canon, equal) for v, a in zip(value, cand.items)))
 
 
-def _disagreement(value: Any, accepted: AnyOf, pspec: ParamSpec | None, canon: Canonicalizer,
-                  equal: Equal = values_equal) -> str | None:
-    """None when ``value`` matches one of the accepted values with a type the schema allows
-    (any type, without a schema); else why not: ``"type"`` or ``"value"``. ``equal``: how a
-    value is compared with one accepted value (an argument rule's, SPEC §6b)."""
-    type_fine: bool | None = None  # checked once, at the first plain accepted value
-    for cand in accepted.values:
-        if not accepted.plain and isinstance(cand, (NestedAnswer, NestedList)):
-            if _nested_agrees(value, cand, pspec.schema if pspec is not None else None, canon, equal):
-                return None
-            continue
-        if type_fine is None:
-            type_fine = pspec is None or pspec.check(value)
-        if type_fine and equal(value, cand, canon):
-            return None
-    return "type" if type_fine is False else "value"
-
-
 def _verdict(
     key: str, pargs: Mapping[str, Any], accepted: AnyOf | None, pspec: ParamSpec | None, required: frozenset[str],
     canon: Canonicalizer, fill_defaults: bool, equal: Equal = values_equal,
 ) -> tuple[str, Any, Any, str | None]:
     """One argument of a pair (SPEC §3, §5), the one rule: ``(verdict, pred value, gold
     value, reason)``. ``accepted`` is the gold call's :class:`AnyOf` for ``key`` (None when
-    only the prediction has it); ``pspec`` the schema's parameter, if declared."""
+    only the prediction has it); ``pspec`` the schema's parameter, if declared; ``equal``: how
+    a value is compared with one accepted value (an argument rule's, SPEC §6b).
+
+    Where a value is compared, it agrees when it matches one of the accepted values with a
+    type the schema allows (any type, without a schema); else the reason is ``"type"`` or
+    ``"value"`` — or ``"default"``, agreeing or not, where one side is read as the schema default.
+    """
+    reason = None
     if accepted is None:  # only the prediction has it: extra, unless a default it can match
         value = pargs[key]
-        if fill_defaults and pspec is not None and pspec.has_default:
-            agrees = _disagreement(value, AnyOf(pspec.default), pspec, canon, equal) is None
-            return (AGREE if agrees else DISAGREE), value, pspec.default, "default"
-        return EXTRA, value, None, None
-    if key in pargs:
+        if not (fill_defaults and pspec is not None and pspec.has_default):
+            return EXTRA, value, None, None
+        shown, against, reason = pspec.default, AnyOf(pspec.default), "default"
+    elif key in pargs:
         value = pargs[key]
         if accepted.optional and is_empty_value(value):
             return BOTH_VERDICT[True, False], value, accepted, None
-        reason = _disagreement(value, accepted, pspec, canon, equal)
-        return BOTH_VERDICT[False, reason is None], value, accepted, reason
-    if key in required:
+        shown = against = accepted
+    elif key in required:
         return MISSING, None, accepted, "required"
-    if accepted.optional:
+    elif accepted.optional:
         return OMITTED, None, accepted, None
-    if fill_defaults and pspec is not None and pspec.has_default:  # the prediction omits it: read as the default
-        agrees = _disagreement(pspec.default, accepted, pspec, canon, equal) is None
-        return (AGREE if agrees else DISAGREE), pspec.default, accepted, "default"
-    return MISSING, None, accepted, None
+    elif fill_defaults and pspec is not None and pspec.has_default:  # the prediction omits it: read as the default
+        value, shown, against, reason = pspec.default, accepted, accepted, "default"
+    else:
+        return MISSING, None, accepted, None
+    type_fine: bool | None = None  # checked once, at the first plain accepted value
+    for cand in against.values:
+        if not against.plain and isinstance(cand, (NestedAnswer, NestedList)):
+            if _nested_agrees(value, cand, pspec.schema if pspec is not None else None, canon, equal):
+                return BOTH_VERDICT[False, True], value, shown, reason
+            continue
+        if type_fine is None:
+            type_fine = pspec is None or pspec.check(value)
+        if type_fine and equal(value, cand, canon):
+            return BOTH_VERDICT[False, True], value, shown, reason
+    return BOTH_VERDICT[False, False], value, shown, reason or ("type" if type_fine is False else "value")
 
 
 #: The verdict of an argument both sides have, by ``(omitted, agrees)``: omitted when the gold
@@ -288,43 +287,65 @@ def public_settings(
 def judge_pair(pred: Call, gold: GoldCall, tool: ToolSpec | None, wspec: ToolSpec, canon: Canonicalizer,
                fill_defaults: bool, exact_only: bool = False) -> PairResult:
     """:func:`compare_call` on compiled settings: ``tool`` gives types, required and defaults,
-    ``wspec`` the weights. ``exact_only``: where nothing but exactness is read, the judgement
-    stops at the first argument that is not fine and gives :data:`EXACT_ONLY` or
-    :data:`INEXACT_ONLY` (no weights or verdicts).
+    ``wspec`` the weights — the one pair of :func:`judge_pairs`. ``exact_only``: where nothing
+    but exactness is read, the judgement stops at the first argument that is not fine and gives
+    :data:`EXACT_ONLY` or :data:`INEXACT_ONLY` (no weights or verdicts)."""
+    return judge_pairs((pred,), (gold,), tool, wspec, canon, fill_defaults, exact_only)[0][0]
 
-    A tool with argument rules (``wspec.rules``, a :class:`~toolcall_f1.rules.ToolRules`, SPEC
-    §6b): an ``"ignore"`` argument is skipped on both sides; every other one gets the one rule's
-    verdict, its values compared by its rule. A nested BFCL answer under a rule that has no
-    meaning there is an error."""
+
+def judge_pairs(preds: Sequence[Call], golds: Sequence[GoldCall], tool: ToolSpec | None, wspec: ToolSpec,
+                canon: Canonicalizer, fill_defaults: bool, exact_only: bool = False) -> list[list[PairResult]]:
+    """Every pair ``(preds[i], golds[j])`` of a name group judged, argument by argument, by
+    the one rule (:func:`_verdict`): ``rows[i][j]``, as :func:`judge_pair` judges each.
+
+    A pair's arguments are the gold call's, then the prediction's own. A tool with argument
+    rules (``wspec.rules``, a :class:`~toolcall_f1.rules.ToolRules`, SPEC §6b): an ``"ignore"``
+    argument is skipped on both sides; every other one gets the one rule's verdict, its values
+    compared by its rule. A nested BFCL answer under a rule that has no meaning there is an
+    error (raised where the pair's judgement reaches that argument)."""
     rules: Any = wspec.rules
     tool = tool or _NO_TOOL
-    pargs, gargs = pred.arguments, gold.arguments
-    keys = [*gargs, *(key for key in pargs if key not in gargs)]  # the gold call's, then the prediction's own
-    if rules is not None:
-        keys = [key for key in keys if not rules.ignores(key)]
-    verdicts = []
-    exact, agree, errors = True, 0.0, 0.0
-    for key in keys:
-        accepted = gargs.get(key)
-        if rules is None:
-            equal = values_equal
-        elif accepted is not None and not accepted.plain and rules.refuses_nested(key):
-            raise rules.nested_error(key)
-        else:
-            equal = rules.equal(key)
-        verdict, value, accepted, reason = _verdict(key, pargs, accepted, tool.params.get(key), tool.required,
-                                                    canon, fill_defaults, equal)
-        if exact_only:
-            if verdict not in FINE:
-                return INEXACT_ONLY
-            continue
-        w = wspec.arg_weights.get(key, 1.0)  # (ToolSpec.arg_weight)
-        verdicts.append(ArgVerdict(key, verdict, w, value, accepted, reason))
-        tp, fp, fn = VERDICT_COUNTS[verdict]
-        agree += tp * w
-        errors += (fp + fn) * w
-        exact = exact and verdict in FINE
-    return EXACT_ONLY if exact_only else PairResult(exact, agree, errors, tuple(verdicts))
+    params, required, weights = tool.params, tool.required, wspec.arg_weights
+    # each call's arguments, but those its tool's rules ignore, listed once per call
+    gold_keys = [list(g.arguments) if rules is None else [k for k in g.arguments if not rules.ignores(k)]
+                 for g in golds]
+    rows = []
+    for pred in preds:
+        pargs = pred.arguments
+        pkeys = pargs if rules is None else [k for k in pargs if not rules.ignores(k)]
+        row: list[PairResult] = []
+        for gold, keys in zip(golds, gold_keys):
+            gargs = gold.arguments
+            own = [k for k in pkeys if k not in gargs]
+            verdicts = []
+            exact, agree, errors = True, 0.0, 0.0
+            for key in (keys + own if own else keys):
+                accepted = gargs.get(key)
+                if rules is None:
+                    equal = values_equal
+                elif accepted is not None and not accepted.plain and rules.refuses_nested(key):
+                    raise rules.nested_error(key)
+                else:
+                    equal = rules.equal(key)
+                verdict, value, shown, reason = _verdict(key, pargs, accepted, params.get(key), required, canon,
+                                                         fill_defaults, equal)
+                if exact_only:
+                    if verdict not in FINE:
+                        exact = False
+                        break
+                    continue
+                w = weights.get(key, 1.0)  # (ToolSpec.arg_weight)
+                verdicts.append(ArgVerdict(key, verdict, w, value, shown, reason))
+                tp, fp, fn = VERDICT_COUNTS[verdict]
+                agree += tp * w
+                errors += (fp + fn) * w
+                exact = exact and verdict in FINE
+            if exact_only:
+                row.append(EXACT_ONLY if exact else INEXACT_ONLY)
+            else:
+                row.append(PairResult(exact, agree, errors, tuple(verdicts)))
+        rows.append(row)
+    return rows
 
 
 # --------------------------------------------------------------------------- a whole name group
@@ -435,7 +456,7 @@ def _both_codes(
     optional = np.array([a.optional for a in accepted], dtype=bool)
     both = np.array([[_CODE[BOTH_VERDICT[o, a]] for a in (False, True)] for o in (False, True)])
     codes = both[(empty[:, None] & optional[None, :]).astype(np.int64), (member & type_fine[:, None]).astype(np.int64)]
-    for i, j in zip(*np.nonzero(unkeyed)):
+    for i, j in np.argwhere(unkeyed).tolist():  # plain ints (compiled code declares int)
         codes[i, j] = code(preds[i].arguments, accepted[j])
     return codes
 
@@ -448,11 +469,10 @@ def _ruled_group(
     canon: Canonicalizer, fill_defaults: bool, units: Mapping[float, int],
 ) -> GroupNumbers:
     """:func:`judge_group` for a tool with argument rules: every pair judged by
-    :func:`judge_pair`, its verdicts summed in the exact integer ``units``."""
+    :func:`judge_pairs`, its verdicts summed in the exact integer ``units``."""
     exact, sums = [], []
-    for p in preds:
-        for g in golds:
-            result = judge_pair(p, g, tool, wspec, canon, fill_defaults)
+    for p in preds:  # a row at a time: a block's judged pairs are never held at once
+        for result in judge_pairs((p,), golds, tool, wspec, canon, fill_defaults)[0]:
             exact.append(result.exact)
             row = [0, 0, 0]
             for v in result.verdicts:

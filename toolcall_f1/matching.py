@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from .calls import Call, GoldCall, coerce_structured
-from .judge import EXACT_ONLY, INEXACT_ONLY, VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, public_settings
+from .judge import EXACT_ONLY, INEXACT_ONLY, VERDICT_COUNTS, ArgVerdict, GroupNumbers, PairResult, compare_call, gold_repr, judge_group, judge_pair, judge_pairs, public_settings
 from .schema import DEFAULT_TOOL, ToolSet, ToolSpec
 from .settings import LEVELS, MATCHINGS, ORDERS, check_choice
 from .values import KEYED_CANONICALIZERS, Canonicalizer, value_key
@@ -110,8 +110,7 @@ class NameGroup:
         None; ``light``: for its exactness alone)."""
         if by_keys:
             return _judge_blocks(self, exact_read), []
-        tool, wspec, canon, fill = self.tool, self.wspec, self.canon, self.fill_defaults
-        return None, [[judge_pair(p, g, tool, wspec, canon, fill, light) for g in self.golds] for p in self.preds]
+        return None, judge_pairs(self.preds, self.golds, self.tool, self.wspec, self.canon, self.fill_defaults, light)
 
     def reported(self, result: PairResult) -> PairResult:
         """A chosen pair as the score holds it: in full, or its exactness alone."""
@@ -537,8 +536,9 @@ def _negative_cycle(cost: Cost, image: Any, col_of: list[int]) -> list[int] | No
     improve); a cycle among the predecessors is a negative cycle.
     """
     n, m = cost.shape
-    owner = np.full(m, -1)
-    owner[col_of] = np.arange(n)
+    owner_of = np.full(m, -1)
+    owner_of[col_of] = np.arange(n)
+    owner = owner_of.tolist()  # plain ints (compiled code declares int)
     dist = np.zeros(m, dtype=object)  # every column reached from S at 0
     near = np.zeros(m)  # dist in floats, to skip the columns that surely cannot improve
     slack = float(cost.bound >> cost.shift) * (4 * m + 4) * 2.0**-45  # far above any float rounding here
@@ -1015,27 +1015,54 @@ class Matcher:
 
         ``details=False`` at call level, for counting only: a chosen pair is reported for its
         exactness alone (:data:`EXACT_ONLY` / :data:`INEXACT_ONLY`, no per-argument verdicts);
-        the pairs are the same.
+        the pairs are the same. (:meth:`match_example` also gives each name's weights.)
+        """
+        pairs, unmatched_pred, unmatched_gold, _ = self.match_example(preds, golds, toolset, canon=canon,
+                                                                      fill_defaults=fill_defaults, details=details)
+        return pairs, unmatched_pred, unmatched_gold
+
+    def match_example(
+        self, preds: Sequence[Call], golds: Sequence[GoldCall], toolset: ToolSet, *, canon: Canonicalizer,
+        fill_defaults: bool, details: bool = True,
+    ) -> tuple[list[tuple[int, int, PairResult]], list[int], list[int], dict[str, tuple[ToolSpec | None, ToolSpec]]]:
+        """:meth:`match`, and for every name as the example's calls spell it, its tool: ``(the
+        declared schema or None, the spec its weights are read from)`` — what
+        :meth:`ToolSet.lookup <toolcall_f1.schema.ToolSet.lookup>` and
+        :meth:`ToolSet.spec_for_weights <toolcall_f1.schema.ToolSet.spec_for_weights>` give for
+        it. Each distinct name is canonicalized once; counting reads the tools here.
+
+        Examples
+        --------
+        >>> from toolcall_f1.schema import compile_tools
+        >>> tools = compile_tools([], {"f": {"weight": 0.5}})
+        >>> pairs, up, ug, named = Matcher().match_example([Call("f", {}), Call("g", {})],
+        ...     [GoldCall.from_call(Call("f", {}))], tools, canon=str, fill_defaults=True)
+        >>> [(i, j) for i, j, _ in pairs], up, ug, {name: spec.weight for name, (_, spec) in named.items()}
+        ([(0, 0)], [1], [], {'f': 0.5, 'g': 1.0})
         """
         exact_only = not details and self.level == "call"
-        name_canon, level = toolset.name_canon, self.level
+        name_canon, weighted, by_key, level = toolset.name_canon, toolset.weighted, toolset.by_key, self.level
+        key_of: dict[str, str] = {}  # each name as called: its canonical key (SPEC §5)
+        for call in (*preds, *golds):
+            if call.name not in key_of:
+                key_of[call.name] = name_canon(call.name)
+        named = {name: (by_key.get(key), weighted.get(key, DEFAULT_TOOL)) for name, key in key_of.items()}
         if self.order != "strict" and self.single and len(preds) == len(golds) == 1:  # the commonest: no grouping
-            key = name_canon(preds[0].name)
-            if key != name_canon(golds[0].name):
-                return [], [0], [0]
-            group = NameGroup(preds, golds, toolset.by_key.get(key), toolset.weighted.get(key, DEFAULT_TOOL), canon,
-                              fill_defaults, level, exact_only)
-            return self.match_group(group), [], []
+            key = key_of[preds[0].name]
+            if key != key_of[golds[0].name]:
+                return [], [0], [0], named
+            group = NameGroup(preds, golds, *named[preds[0].name], canon, fill_defaults, level, exact_only)
+            return self.match_group(group), [], [], named
         # the calls by tool name (SPEC §5): a group for every name both sides call, in the order
         # of the first prediction of each
         by_name: dict[str, tuple[list[int], list[int]]] = {}  # canonical name: (prediction, gold indices)
         for i, pcall in enumerate(preds):
-            by_name.setdefault(name_canon(pcall.name), ([], []))[0].append(i)
+            by_name.setdefault(key_of[pcall.name], ([], []))[0].append(i)
         for j, gcall in enumerate(golds):
-            if (found := by_name.get(name_canon(gcall.name))) is not None:
+            if (found := by_name.get(key_of[gcall.name])) is not None:
                 found[1].append(j)
-        groups = [(pidx, gidx, NameGroup([preds[i] for i in pidx], [golds[j] for j in gidx], toolset.by_key.get(key),
-                                         toolset.weighted.get(key, DEFAULT_TOOL), canon, fill_defaults, level, exact_only))
+        groups = [(pidx, gidx, NameGroup([preds[i] for i in pidx], [golds[j] for j in gidx], by_key.get(key),
+                                         weighted.get(key, DEFAULT_TOOL), canon, fill_defaults, level, exact_only))
                   for key, (pidx, gidx) in by_name.items() if gidx]
         if self.order == "strict":
             pairs = self._match_in_order(groups, len(preds), len(golds), exact_only)
@@ -1044,22 +1071,30 @@ class Matcher:
         # by (prediction, gold) index — unique, so a PairResult is never compared — with the calls in none
         pairs.sort()
         matched_p, matched_g = {i for i, _, _ in pairs}, {j for _, j, _ in pairs}
-        return pairs, [i for i in range(len(preds)) if i not in matched_p], [j for j in range(len(golds)) if j not in matched_g]
+        return (pairs, [i for i in range(len(preds)) if i not in matched_p],
+                [j for j in range(len(golds)) if j not in matched_g], named)
 
     def match_group(self, group: NameGroup) -> list[tuple[int, int, PairResult]]:
         """The pairs of one name group, ``(i, j, PairResult)`` by position in its calls."""
-        n, m = len(group.preds), len(group.golds)
+        preds, golds = group.preds, group.golds
+        n, m = len(preds), len(golds)
         if self.single and n == m == 1:
-            return [(0, 0, group.judge(0, 0, group.exact_only))]
+            return [(0, 0, judge_pairs(preds, golds, group.tool, group.wspec, group.canon, group.fill_defaults,
+                                       group.exact_only)[0][0])]
         large = n * m >= self.large_from
         if self.classes and large and (classed := self._match_classes(group)) is not None:
             return classed
         if self.exact_pairs and large and group.exact_only and (found := self._match_exact(group)) is not None:
             return found
-        # 1. judge every candidate pair
+        # 1. judge every candidate pair (a large group by value keys, for its numbers alone)
         solver = SOLVERS[self.matching]
         light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
-        numbers, results = group.judged(light, self.keyed and large, self.level in solver.reads_only_exact)
+        numbers: GroupNumbers | None = None
+        results: list[list[PairResult]] = []
+        if self.keyed and large:
+            numbers = _judge_blocks(group, self.level in solver.reads_only_exact)
+        else:
+            results = judge_pairs(preds, golds, group.tool, group.wspec, group.canon, group.fill_defaults, light)
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
         if results and self.forced_exact and (self.level in solver.forced_exact_levels
@@ -1154,7 +1189,7 @@ class Matcher:
         if distinct > _MAX_CLASS_PAIRS or distinct * max(4, len(p_reps) + len(g_reps)) > len(preds) * len(golds):
             return None
         reps = group.with_calls([preds[i] for i in p_reps], [golds[j] for j in g_reps])
-        judged = [[reps.judge(a, b) for b in range(len(g_reps))] for a in range(len(p_reps))]
+        judged = judge_pairs(reps.preds, reps.golds, reps.tool, reps.wspec, reps.canon, reps.fill_defaults)
         costs = solver.costs(_numbers(judged, reps.weight_units()), reps, min(len(preds), len(golds)))
         return [(i, j, group.reported(judged[p_class[i]][g_class[j]]))
                 for i, j in solver.assign_classes(costs, p_class, g_class)]
