@@ -1403,9 +1403,10 @@ def _value_around(text: str, m: re.Match[str], at: int) -> int | None:
             return None
         if end > at:
             return end
-        m = _VALUE_START.search(text, end, at)
-        if m is None:
+        found = _VALUE_START.search(text, end, at)
+        if found is None:
             return None
+        m = found
 
 
 def read_around(
