@@ -258,14 +258,15 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None, rule
         params = {}
     if not isinstance(params, Mapping):
         raise ValueError(f"tool {name!r}: 'parameters' must be a JSON Schema object")
-    _refuse_near_misses(fn, f"tool {name!r}", "in the function schema")
-    _check_node(params, f"tool {name!r}", "parameters")
+    where = f"tool {name!r}"
+    _refuse_near_misses(fn, where, "in the function schema")
+    _check_node(params, where, "parameters")
     props = params.get("properties") or {}
     required = params.get("required") or []
     if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
-        raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
+        raise ValueError(f"{where}: 'required' must be a list of parameter names (strings)")
     specs = {pname: _param_spec(name, pname, pschema) for pname, pschema in props.items()}
-    tool_weight = _check_weight(fn["importance"], f"tool {name!r} importance") if "importance" in fn else 1.0
+    tool_weight = _check_weight(fn["importance"], f"{where} importance") if "importance" in fn else 1.0
     arg_weights = {pname: spec.weight for pname, spec in specs.items()}
     if override:
         if override.get("weight") is not None:
@@ -297,13 +298,17 @@ def _check_products(tool: str, tool_weight: float, arg_weights: Mapping[str, flo
 
 def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
     declared = schema.get("type")
-    if not (type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)):
-        check_schema(schema, f"tool {tool!r} parameter {name!r}")  # (the commonest schema has nothing to check)
+    # the commonest schema (a known type name, no subschema) has nothing to check, and its check
+    # is its type name's: what type_check compiles it to (tests/unit/test_schema_compile.py)
+    plain = type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)
+    if not plain:
+        where = f"tool {tool!r} parameter {name!r}"
+        check_schema(schema, where)
     weight = 1.0
     if "importance" in schema:
         weight = _check_weight(schema["importance"], f"tool {tool!r} argument {name!r} importance")
-    return ParamSpec(name, schema, weight, "default" in schema, schema.get("default"),
-                     type_check(schema, f"tool {tool!r} parameter {name!r}"))
+    check = _TYPE_CHECKS[TYPE_ALIASES.get(declared, declared)] if plain else type_check(schema, where)
+    return ParamSpec(name, schema, weight, "default" in schema, schema.get("default"), check)
 
 
 class ToolSet:
@@ -568,6 +573,8 @@ def edit_distance(a: str, b: str) -> int:
 def _refuse_near_misses(node: Mapping[str, Any], where: str, at: str) -> None:
     """A ValueError for a key of ``node`` that reads as a misspelled :data:`NEAR_MISS_TARGETS`
     keyword the node lacks; other unknown keys (and vendor extensions ``x-…``) are ignored."""
+    if SCHEMA_KEYWORDS.issuperset(node):  # (the common case: every key a keyword, found at C speed)
+        return
     for key in node:
         if type(key) is not str or key in SCHEMA_KEYWORDS or key.startswith("x-"):
             continue
