@@ -275,8 +275,11 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None, rule
     _check_products(name, tool_weight, arg_weights)
     matches = {pname: pschema["match"] for pname, pschema in props.items() if "match" in pschema}
     tool_rules = ToolRules.compile(name, rules, matches, memo) if rules or matches else None
-    return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights, tool_rules)
+    return _tuple(ToolSpec, (name, tool_weight, specs, frozenset(required), arg_weights, tool_rules))
 
+
+#: A named tuple built from its fields' tuple at C speed (``ToolSpec(...)`` goes through a Python ``__new__``).
+_tuple = tuple.__new__
 
 #: The smallest normal float: a field weight below it (not 0) would be rounded to fewer bits.
 SMALLEST_WEIGHT = sys.float_info.min
@@ -308,7 +311,7 @@ def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
     if "importance" in schema:
         weight = _check_weight(schema["importance"], f"tool {tool!r} argument {name!r} importance")
     check = _TYPE_CHECKS[TYPE_ALIASES.get(declared, declared)] if plain else type_check(schema, where)
-    return ParamSpec(name, schema, weight, "default" in schema, schema.get("default"), check)
+    return _tuple(ParamSpec, (name, schema, weight, "default" in schema, schema.get("default"), check))
 
 
 class ToolSet:

@@ -47,3 +47,27 @@ def test_errors_come_in_the_same_order_for_a_schema_with_two_faults() -> None:
     bad_importance = {"name": "f", "parameters": {"properties": {"x": {"type": "string", "importance": -1}}}}
     with pytest.raises(ValueError, match="argument 'x' importance"):
         compile_tools([bad_importance], {})
+
+
+def test_a_digest_hashes_json_dumps_sorted_text() -> None:
+    import hashlib
+    import json
+
+    from toolcall_f1.settings import digest
+
+    for value in ([{"name": "f", "description": "é", "parameters": {"b": 1, "a": [2.5, None, True]}}], {}, [],
+                  {"z": {"y": "\u2028"}, "a": 1e300}):
+        text = json.dumps(value, sort_keys=True, default=repr, ensure_ascii=True)
+        assert digest(value) == hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def test_a_compiled_tool_set_pickles_and_keeps_its_named_tuples() -> None:
+    from toolcall_f1.schema import ParamSpec, ToolSpec
+
+    ts = compile_tools([{"name": "f", "importance": 2, "parameters": {"properties": {"x": {"type": "integer", "default": 3}},
+                                                                       "required": ["x"]}}], {})
+    spec = ts.lookup("f")
+    assert type(spec) is ToolSpec and type(spec.params["x"]) is ParamSpec
+    assert spec._asdict()["weight"] == 2.0 and spec.params["x"].default == 3 and spec.required == frozenset({"x"})
+    back = pickle.loads(pickle.dumps(ts)).lookup("f")
+    assert back is not None and repr(back).split(", check=")[0] == repr(spec).split(", check=")[0]
