@@ -509,19 +509,19 @@ class ToolCallMetric:
 
     def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
-        if run.settings.order == "turns":
+        settings = run.settings
+        if settings.order == "turns":
             return self._score_turns(pred, gold, index, run)
         golds, toolset, digest = self._read_reference(gold, index, run)
-        settings = run.settings
         mode = settings.on_parse_error
         made, ctx = run.context  # the call's tool set's readers' context, made once
         preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode,
                                              ctx=ctx if toolset is made else None)
-        options: dict[str, Any] = dict(
-            level=settings.level, matching=settings.matching, order=settings.order, canon=run.canon,
-            fill_defaults=settings.reference_format != "bfcl", tools_digest=digest, per_tool_counts=run.per_tool,
-            details=run.details,
-        )
+        options: dict[str, Any] = {
+            "level": settings.level, "matching": settings.matching, "order": settings.order, "canon": run.canon,
+            "fill_defaults": settings.reference_format != "bfcl", "tools_digest": digest,
+            "per_tool_counts": run.per_tool, "details": run.details,
+        }
         try:
             score = count_example(preds, golds, toolset, parse_error=error, **options)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
