@@ -515,8 +515,12 @@ class ToolCallMetric:
         golds, toolset, digest = self._read_reference(gold, index, run)
         mode = settings.on_parse_error
         made, ctx = run.context  # the call's tool set's readers' context, made once
-        preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode,
-                                             ctx=ctx if toolset is made else None)
+        if toolset is not made:  # a reference's own tools': made once per tool set in the metric's memo
+            ctx = self._memo.get(("context", toolset))
+            if ctx is None:
+                ctx = _reader_context(toolset)
+                self._memo.put(("context", toolset), ctx)
+        preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode, ctx=ctx)
         options: dict[str, Any] = {
             "level": settings.level, "matching": settings.matching, "order": settings.order, "canon": run.canon,
             "fill_defaults": settings.reference_format != "bfcl", "tools_digest": digest,
