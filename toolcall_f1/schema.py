@@ -281,7 +281,7 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None, rule
 
 
 #: A named tuple built from its fields' tuple at C speed (``ToolSpec(...)`` goes through a Python ``__new__``).
-_tuple = tuple.__new__
+_tuple: Callable[..., Any] = tuple.__new__
 
 #: The smallest normal float: a field weight below it (not 0) would be rounded to fewer bits.
 SMALLEST_WEIGHT = sys.float_info.min
