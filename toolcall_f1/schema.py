@@ -267,15 +267,20 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None, rule
     required = params.get("required") or []
     if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
         raise ValueError(f"{where}: 'required' must be a list of parameter names (strings)")
-    specs = {pname: _param_spec(name, pname, pschema) for pname, pschema in props.items()}
+    specs: dict[str, ParamSpec] = {}
+    arg_weights: dict[str, float] = {}
+    matches: dict[str, Any] = {}  # the parameters' own rules (SPEC §6b)
+    for pname, pschema in props.items():
+        spec = specs[pname] = _param_spec(name, pname, pschema)
+        arg_weights[pname] = spec.weight
+        if "match" in pschema:
+            matches[pname] = pschema["match"]
     tool_weight = _check_weight(fn["importance"], f"{where} importance") if "importance" in fn else 1.0
-    arg_weights = {pname: spec.weight for pname, spec in specs.items()}
     if override:
         if override.get("weight") is not None:
             tool_weight = override["weight"]
         arg_weights.update(override.get("arguments") or {})
     _check_products(name, tool_weight, arg_weights)
-    matches = {pname: pschema["match"] for pname, pschema in props.items() if "match" in pschema}
     tool_rules = ToolRules.compile(name, rules, matches, memo) if rules or matches else None
     return _tuple(ToolSpec, (name, tool_weight, specs, frozenset(required), arg_weights, tool_rules))
 
@@ -346,7 +351,7 @@ class ToolSet:
         same = extends if extends is not None and extends.name_canon is name_canon else None
         #: ``rules=`` by canonical tool name.
         self.by_rules = same.by_rules if same is not None else rules_by_name(self.rules, name_canon)
-        by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
+        by_canon = {name_canon(tool): entry for tool, entry in weights.items()} if weights else {}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)
             key = name_canon(fn["name"])
