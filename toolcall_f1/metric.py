@@ -18,6 +18,7 @@ import functools
 import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from itertools import starmap
 from typing import Any, ClassVar, NamedTuple
 
 from .calls import Call, GoldCall, ToolCallParseError, ToolCallWarning, bfcl_gold_plain, gold_calls
@@ -523,19 +524,23 @@ class ToolCallMetric:
 
     def _score(self, pred: Any, gold: Any, index: int | None, run: _Run) -> Score:
         """The one per-example pipeline: reference, prediction, matching, counts."""
-        if run.settings.order == "turns":
+        settings = run.settings
+        if settings.order == "turns":
             return self._score_turns(pred, gold, index, run)
         golds, toolset, digest = self._read_reference(gold, index, run)
-        settings = run.settings
         mode = settings.on_parse_error
         made, ctx = run.context  # the call's tool set's readers' context, made once
-        preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode,
-                                             ctx=ctx if toolset is made else None)
-        options: dict[str, Any] = dict(
-            level=settings.level, matching=settings.matching, order=settings.order, canon=run.canon,
-            fill_defaults=settings.reference_format != "bfcl", tools_digest=digest, per_tool_counts=run.per_tool,
-            details=run.details,
-        )
+        if toolset is not made:  # a reference's own tools': made once per tool set in the metric's memo
+            ctx = self._memo.get(("context", toolset))
+            if ctx is None:
+                ctx = _reader_context(toolset)
+                self._memo.put(("context", toolset), ctx)
+        preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode, ctx=ctx)
+        options: dict[str, Any] = {
+            "level": settings.level, "matching": settings.matching, "order": settings.order, "canon": run.canon,
+            "fill_defaults": settings.reference_format != "bfcl", "tools_digest": digest,
+            "per_tool_counts": run.per_tool, "details": run.details,
+        }
         try:
             score = count_example(preds, golds, toolset, parse_error=error, **options)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
@@ -695,24 +700,54 @@ class ToolCallMetric:
         """
         run = self._run(settings_overrides, per_tool=details if per_tool is None else per_tool, details=details,
                         warn=True)
-        return self._each(_pairs(predictions, references, progress, stream=True), run, on_error, references)
+        return self._scores(predictions, references, run, progress, on_error, stream=True)
 
-    def _each(self, pairs: Iterable[tuple[Any, Any]], run: _Run,
-              on_error: Callable[[int, Exception], None] | None, references: Any = None) -> Iterator[Score]:
-        """The one corpus loop: each example through :meth:`_score`, its errors to ``on_error``
-        (``references``, as given: a ``datasets`` column's Arrow type is looked at once)."""
-        padding = StructPadding()
-        for i, (pred, gold) in enumerate(padding.watch(pairs, references)):
-            try:
-                score = self._score(pred, gold, i, run)
-            except (ValueError, TypeError) as err:
-                if on_error is None:
-                    raise
-                on_error(i, err)
-                continue
-            yield score
-        if padding.marked:
-            warnings.warn(padding.message(), ToolCallWarning, stacklevel=3)
+    def _scores(self, predictions: Iterable[Any], references: Iterable[Any], run: _Run, progress: bool,
+                on_error: Callable[[int, Exception], None] | None = None, *, stream: bool = False) -> Iterator[Score]:
+        """The one corpus loop (:meth:`scores`, :meth:`score_all` and :meth:`compute` read it):
+        each example's pair taken — one text or one mapping (a single example passed alone)
+        refused by name, sized inputs of one length, an iterator read into a list (the lengths
+        checked before anything is scored) or with ``stream`` taken as the pairs are, a progress
+        bar, the references watched (:class:`StructPadding`: its warning when they run out) —
+        and scored by :meth:`_score`, its errors to ``on_error`` (the example then skipped).
+        The checks are made now; :meth:`_score` is called by the iterator itself (no frame of
+        this module between the caller and the example's pipeline)."""
+        for values, name in ((predictions, "predictions"), (references, "references")):
+            if isinstance(values, (str, bytes, Mapping)):
+                raise TypeError(
+                    f"{name}: expected a list with one entry per example, got a single {type(values).__name__}; "
+                    f"wrap one example in a list ([...]) or score it with metric(prediction, reference)"
+                )
+        given = references  # as given: a ``datasets`` column's Arrow type is looked at once
+        if not stream:
+            predictions = predictions if isinstance(predictions, Sized) else list(predictions)
+            references = references if isinstance(references, Sized) else list(references)
+        total = None
+        if isinstance(predictions, Sized) and isinstance(references, Sized):
+            total = len(predictions)
+            if total != len(references):
+                raise ValueError(f"predictions and references differ in length: {total} vs {len(references)}")
+            pairs: Iterable[tuple[Any, Any]] = zip(predictions, references)
+        else:
+            pairs = _zip_checked(iter(predictions), iter(references))
+        if progress:
+            from tqdm.auto import tqdm  # an optional dependency, needed only here
+
+            pairs = tqdm(pairs, total=total, desc="toolcall_f1", unit="ex")
+        examples = StructPadding().watch(pairs, given, run, warn=True)  # (pred, gold, index, run)
+        if on_error is None:
+            return starmap(self._score, examples)
+        return filter(None, starmap(functools.partial(self._skipping, on_error), examples))  # (a Score is true)
+
+    def _skipping(self, on_error: Callable[[int, Exception], None], pred: Any, gold: Any, index: int,
+                  run: _Run) -> Score | None:
+        """:meth:`_score`, its ``ValueError`` or ``TypeError`` given to ``on_error`` (then None:
+        the example is skipped; ``on_error`` raising stops the stream)."""
+        try:
+            return self._score(pred, gold, index, run)
+        except (ValueError, TypeError) as err:
+            on_error(index, err)
+            return None
 
     def score_all(
         self,
@@ -742,7 +777,7 @@ class ToolCallMetric:
         """
         run = self._run(dict(tools=tools, weights=weights, rules=rules, reference_format=reference_format,
                              prediction_format=prediction_format, order=order), warn=True)
-        return list(self._each(_pairs(predictions, references, progress), run, None, references))
+        return list(self._scores(predictions, references, run, progress))
 
     def compute(
         self,
@@ -858,7 +893,7 @@ class ToolCallMetric:
             units, keys = Units(), unit_keys(groups, references)
         tally = Tally()
         details = []
-        for i, score in enumerate(self._each(_pairs(predictions, references, progress), run, None, references)):
+        for i, score in enumerate(self._scores(predictions, references, run, progress)):
             tally.add(score)
             if units is not None:
                 units.add(score.tp, score.fp, score.fn, score.exact, keys[i])  # type: ignore[index]
@@ -992,16 +1027,18 @@ class StructPadding:
         if padding.marked and not padding.across:
             warnings.warn(padding.message(), ToolCallWarning, stacklevel=stacklevel + 1)
 
-    def watch(self, pairs: Iterable[tuple[Any, Any]], references: Any = None) -> Iterator[tuple[Any, Any]]:
-        """Each ``(prediction, reference)`` pair, as it is taken, its reference looked at
-        (anything but structured calls is passed over); when they run out, :attr:`marked` is
-        set. ``references``: the corpus as given (a ``datasets`` column's Arrow type is looked
-        at first)."""
+    def watch(self, pairs: Iterable[tuple[Any, Any]], references: Any = None, *extra: Any,
+              warn: bool = False) -> Iterator[tuple[Any, ...]]:
+        """Each ``(prediction, reference)`` pair as it is taken, as ``(prediction, reference,
+        index, *extra)`` (the corpus loop's arguments of one example), its reference looked at
+        after (anything but structured calls is passed over); when they run out, :attr:`marked`
+        is set, and with ``warn`` a marked corpus warns (:meth:`message`) to the code iterating
+        the loop's caller. ``references``: the corpus as given (a ``datasets`` column's Arrow type
+        is looked at first)."""
         if type(references).__module__.startswith("datasets"):
             self.struct, self.float32 = self.arrow_struct(references)
-        for pair in pairs:
-            yield pair
-            reference = pair[1]
+        for index, (prediction, reference) in enumerate(pairs):
+            yield (prediction, reference, index, *extra)
             if not self.uniform:
                 continue
             if type(reference).__module__ == "numpy":
@@ -1040,6 +1077,8 @@ class StructPadding:
                     if not self.across and key not in given and key in set_anywhere:
                         self.tool, self.key, self.across = tool, key, True
         self.marked = self.across or self.struct and bool(self.nulls or self.float32)
+        if warn and self.marked:  # (1: here; 2: the frame iterating the loop, compute(); 3: its caller)
+            warnings.warn(self.message(), ToolCallWarning, stacklevel=3)
 
     def message(self) -> str:
         """The warning, naming what was seen (after :meth:`watch`) and the fix."""
@@ -1157,36 +1196,6 @@ def _example_tools_value(raw_tools: Any, index: int | None) -> Any:
 def _reader_context(toolset: ToolSet) -> Context:
     """What the text readers need of a tool set: a plain value built from it."""
     return Context.of(toolset)
-
-
-def _pairs(predictions: Iterable[Any], references: Iterable[Any], progress: bool, *, stream: bool = False,
-           ) -> Iterable[tuple[Any, Any]]:
-    """The (prediction, reference) pairs of a corpus: one text or one mapping (a single
-    example passed alone) is refused by name; sized inputs must be of one length. An iterator
-    is read into a list (the lengths checked before anything is scored), or with ``stream``
-    taken as the pairs are."""
-    for values, name in ((predictions, "predictions"), (references, "references")):
-        if isinstance(values, (str, bytes, Mapping)):
-            raise TypeError(
-                f"{name}: expected a list with one entry per example, got a single {type(values).__name__}; "
-                f"wrap one example in a list ([...]) or score it with metric(prediction, reference)"
-            )
-    if not stream:
-        predictions = predictions if isinstance(predictions, Sized) else list(predictions)
-        references = references if isinstance(references, Sized) else list(references)
-    total = None
-    if isinstance(predictions, Sized) and isinstance(references, Sized):
-        total = len(predictions)
-        if total != len(references):
-            raise ValueError(f"predictions and references differ in length: {total} vs {len(references)}")
-        pairs: Iterable[tuple[Any, Any]] = zip(predictions, references)
-    else:
-        pairs = _zip_checked(iter(predictions), iter(references))
-    if progress:
-        from tqdm.auto import tqdm  # an optional dependency, needed only here
-
-        pairs = tqdm(pairs, total=total, desc="toolcall_f1", unit="ex")
-    return pairs
 
 
 def _zip_checked(predictions: Iterator[Any], references: Iterator[Any]) -> Iterator[tuple[Any, Any]]:

@@ -158,10 +158,12 @@ def _tool_weights(tool: str, entry: Any) -> dict[str, Any]:
 
 
 def _function_of(schema: Any, index: int) -> Mapping[str, Any]:
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         raise ValueError(f"tools[{index}]: expected a function schema object, got {type(schema).__name__}")
-    if "function" in schema and isinstance(schema["function"], Mapping):
-        schema = schema["function"]
+    if "function" in schema:
+        function = schema["function"]
+        if type(function) is dict or isinstance(function, Mapping):
+            schema = function
     name = schema.get("name")
     if not isinstance(name, str) or not name:
         raise ValueError(f"tools[{index}]: a function schema needs a non-empty 'name'")
@@ -258,24 +260,33 @@ def _compile_one(fn: Mapping[str, Any], override: Mapping[str, Any] | None, rule
         params = {}
     if not isinstance(params, Mapping):
         raise ValueError(f"tool {name!r}: 'parameters' must be a JSON Schema object")
-    _refuse_near_misses(fn, f"tool {name!r}", "in the function schema")
-    _check_node(params, f"tool {name!r}", "parameters")
+    where = f"tool {name!r}"
+    _refuse_near_misses(fn, where, "in the function schema")
+    _check_node(params, where, "parameters")
     props = params.get("properties") or {}
     required = params.get("required") or []
     if not isinstance(required, (list, tuple)) or not all(isinstance(r, str) for r in required):
-        raise ValueError(f"tool {name!r}: 'required' must be a list of parameter names (strings)")
-    specs = {pname: _param_spec(name, pname, pschema) for pname, pschema in props.items()}
-    tool_weight = _check_weight(fn["importance"], f"tool {name!r} importance") if "importance" in fn else 1.0
-    arg_weights = {pname: spec.weight for pname, spec in specs.items()}
+        raise ValueError(f"{where}: 'required' must be a list of parameter names (strings)")
+    specs: dict[str, ParamSpec] = {}
+    arg_weights: dict[str, float] = {}
+    matches: dict[str, Any] = {}  # the parameters' own rules (SPEC §6b)
+    for pname, pschema in props.items():
+        spec = specs[pname] = _param_spec(name, pname, pschema)
+        arg_weights[pname] = spec.weight
+        if "match" in pschema:
+            matches[pname] = pschema["match"]
+    tool_weight = _check_weight(fn["importance"], f"{where} importance") if "importance" in fn else 1.0
     if override:
         if override.get("weight") is not None:
             tool_weight = override["weight"]
         arg_weights.update(override.get("arguments") or {})
     _check_products(name, tool_weight, arg_weights)
-    matches = {pname: pschema["match"] for pname, pschema in props.items() if "match" in pschema}
     tool_rules = ToolRules.compile(name, rules, matches, memo) if rules or matches else None
-    return ToolSpec(name, tool_weight, specs, frozenset(required), arg_weights, tool_rules)
+    return _tuple(ToolSpec, (name, tool_weight, specs, frozenset(required), arg_weights, tool_rules))
 
+
+#: A named tuple built from its fields' tuple at C speed (``ToolSpec(...)`` goes through a Python ``__new__``).
+_tuple: Callable[..., Any] = tuple.__new__
 
 #: The smallest normal float: a field weight below it (not 0) would be rounded to fewer bits.
 SMALLEST_WEIGHT = sys.float_info.min
@@ -297,13 +308,17 @@ def _check_products(tool: str, tool_weight: float, arg_weights: Mapping[str, flo
 
 def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
     declared = schema.get("type")
-    if not (type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)):
-        check_schema(schema, f"tool {tool!r} parameter {name!r}")  # (the commonest schema has nothing to check)
+    # the commonest schema (a known type name, no subschema) has nothing to check, and its check
+    # is its type name's: what type_check compiles it to (tests/unit/test_schema_compile.py)
+    plain = type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)
+    if not plain:
+        where = f"tool {tool!r} parameter {name!r}"
+        check_schema(schema, where)
     weight = 1.0
     if "importance" in schema:
         weight = _check_weight(schema["importance"], f"tool {tool!r} argument {name!r} importance")
-    return ParamSpec(name, schema, weight, "default" in schema, schema.get("default"),
-                     type_check(schema, f"tool {tool!r} parameter {name!r}"))
+    check = _TYPE_CHECKS[TYPE_ALIASES.get(declared, declared)] if plain else type_check(schema, where)
+    return _tuple(ParamSpec, (name, schema, weight, "default" in schema, schema.get("default"), check))
 
 
 class ToolSet:
@@ -336,7 +351,7 @@ class ToolSet:
         same = extends if extends is not None and extends.name_canon is name_canon else None
         #: ``rules=`` by canonical tool name.
         self.by_rules = same.by_rules if same is not None else rules_by_name(self.rules, name_canon)
-        by_canon = {name_canon(tool): entry for tool, entry in weights.items()}
+        by_canon = {name_canon(tool): entry for tool, entry in weights.items()} if weights else {}
         for i, schema in enumerate(tools):
             fn = _function_of(schema, i)
             key = name_canon(fn["name"])
@@ -568,6 +583,8 @@ def edit_distance(a: str, b: str) -> int:
 def _refuse_near_misses(node: Mapping[str, Any], where: str, at: str) -> None:
     """A ValueError for a key of ``node`` that reads as a misspelled :data:`NEAR_MISS_TARGETS`
     keyword the node lacks; other unknown keys (and vendor extensions ``x-…``) are ignored."""
+    if SCHEMA_KEYWORDS.issuperset(node):  # (the common case: every key a keyword, found at C speed)
+        return
     for key in node:
         if type(key) is not str or key in SCHEMA_KEYWORDS or key.startswith("x-"):
             continue

@@ -91,6 +91,11 @@ def keyword_error(where: str, given: str, valid: Iterable[str]) -> TypeError:
     return TypeError(f"{where} got an unexpected keyword argument {given!r}; {hint}")
 
 
+#: The JSON text a digest hashes: ``json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)``,
+#: its encoder made once (``json.dumps`` with options builds one per call).
+_DIGEST_JSON = json.JSONEncoder(sort_keys=True, default=repr, ensure_ascii=True)
+
+
 def digest(obj: Any) -> str:
     """Eight hex digits naming a JSON-like value (stable across runs and key order): the
     signature's ``w:`` field, and a reference's own tools.
@@ -101,7 +106,7 @@ def digest(obj: Any) -> str:
     (True, 8)
     """
     try:
-        text = json.dumps(obj, sort_keys=True, default=repr, ensure_ascii=True)
+        text = _DIGEST_JSON.encode(obj)
     except (TypeError, ValueError, RecursionError):
         text = _bounded_text(obj)
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]

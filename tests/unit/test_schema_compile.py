@@ -1,0 +1,73 @@
+"""A plain parameter schema's check is what ``type_check`` compiles it to (schema._param_spec's
+short way for the commonest schema: pinned to the general path)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from toolcall_f1 import ToolCallMetric
+from toolcall_f1.schema import KNOWN_TYPES, compile_tools, type_check
+
+PLAIN = sorted(KNOWN_TYPES)
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_a_plain_schemas_check_is_type_checks(name: str) -> None:
+    schema = {"type": name, "description": "d", "default": None, "enum": [1]}
+    spec = compile_tools([{"name": "f", "parameters": {"properties": {"x": schema}}}], {}).lookup("f")
+    assert spec is not None
+    check = spec.params["x"].check
+    assert check is type_check(schema)
+    for value in (1, 1.5, True, None, "s", [1], (1,), {"a": 1}):
+        assert check(value) == type_check(schema)(value)
+
+
+def test_schemas_with_subschemas_still_go_through_type_check() -> None:
+    schema = {"type": "array", "items": {"type": "integer"}}
+    spec = compile_tools([{"name": "f", "parameters": {"properties": {"x": schema}}}], {}).lookup("f")
+    assert spec is not None
+    check = spec.params["x"].check
+    assert check([1, 2]) and not check([1, "2"])
+    assert pickle.loads(pickle.dumps(check))([3]) and not pickle.loads(pickle.dumps(check))(["3"])
+
+
+def test_a_plain_parameter_scores_as_a_declared_one_through_the_public_api() -> None:
+    tools = [{"name": "f", "parameters": {"properties": {"x": {"type": "int"}, "y": {"type": "integer", "items": {}}}}}]
+    metric = ToolCallMetric("arg", tools=tools)
+    assert metric("[f(x=True, y=True)]", [("f", {"x": 1, "y": 1})]).tp == metric("[f(x=1.0, y=1.0)]", [("f", {"x": 1, "y": 1})]).tp
+
+
+def test_errors_come_in_the_same_order_for_a_schema_with_two_faults() -> None:
+    bad = {"name": "f", "parameters": {"properties": {"x": {"type": "array", "anyOf": 5, "importance": -1}}}}
+    with pytest.raises(ValueError) as caught:
+        compile_tools([bad], {})
+    assert str(caught.value) == "tool 'f' parameter 'x': 'anyOf' must be a list of schemas, got int (at x)"
+    bad_importance = {"name": "f", "parameters": {"properties": {"x": {"type": "string", "importance": -1}}}}
+    with pytest.raises(ValueError, match="argument 'x' importance"):
+        compile_tools([bad_importance], {})
+
+
+def test_a_digest_hashes_json_dumps_sorted_text() -> None:
+    import hashlib
+    import json
+
+    from toolcall_f1.settings import digest
+
+    for value in ([{"name": "f", "description": "é", "parameters": {"b": 1, "a": [2.5, None, True]}}], {}, [],
+                  {"z": {"y": "\u2028"}, "a": 1e300}):
+        text = json.dumps(value, sort_keys=True, default=repr, ensure_ascii=True)
+        assert digest(value) == hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def test_a_compiled_tool_set_pickles_and_keeps_its_named_tuples() -> None:
+    from toolcall_f1.schema import ParamSpec, ToolSpec
+
+    ts = compile_tools([{"name": "f", "importance": 2, "parameters": {"properties": {"x": {"type": "integer", "default": 3}},
+                                                                       "required": ["x"]}}], {})
+    spec = ts.lookup("f")
+    assert type(spec) is ToolSpec and type(spec.params["x"]) is ParamSpec
+    assert spec._asdict()["weight"] == 2.0 and spec.params["x"].default == 3 and spec.required == frozenset({"x"})
+    back = pickle.loads(pickle.dumps(ts)).lookup("f")
+    assert back is not None and repr(back).split(", check=")[0] == repr(spec).split(", check=")[0]
