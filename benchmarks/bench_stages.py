@@ -6,9 +6,9 @@ inclusive; a stage's own time is its total less the stages inside it):
 - read reference: ``ToolCallMetric._read_reference`` less compile tools;
 - compile tools: ``ToolCallMetric._example_toolset`` (a record's own tool schemas);
 - read prediction: ``ToolCallMetric._read_prediction``;
-- judge: ``judge.judge_pair`` (pair by pair) and ``judge.judge_group`` (a large group, by value
-  keys) as matching calls them;
-- match: ``matching.Matcher.match`` less judge;
+- judge: ``judge.judge_pairs`` (a name group's pairs), ``judge.judge_pair`` (one pair) and
+  ``judge.judge_group`` (a large group, by value keys) as matching calls them;
+- match: ``matching.Matcher.match_example`` less judge;
 - count: ``counting.count_example`` less match and judge;
 - metric overhead: the whole run less all of the above (the corpus loop, the tally).
 
@@ -44,7 +44,8 @@ _WRAPPED = [
     ("tools", "toolcall_f1.metric", "ToolCallMetric._example_toolset"),
     ("prediction", "toolcall_f1.metric", "ToolCallMetric._read_prediction"),
     ("count_example", "toolcall_f1.metric", "count_example"),
-    ("match", "toolcall_f1.matching", "Matcher.match"),
+    ("match", "toolcall_f1.matching", "Matcher.match_example"),
+    ("judge_pairs", "toolcall_f1.matching", "judge_pairs"),
     ("judge_group", "toolcall_f1.matching", "judge_group"),
     ("judge_pair", "toolcall_f1.matching", "judge_pair"),
 ]
@@ -108,12 +109,12 @@ def breakdown(preds: list[Any], refs: list[Any], repeat: int) -> tuple[list[list
         if best is None or totals["all"] < best["all"]:
             best = totals
     assert best is not None
-    judge = best["judge_group"] + best["judge_pair"]
+    judge = best["judge_pairs"] + best["judge_group"] + best["judge_pair"]
     stages = {
         "read prediction": best["prediction"],
         "read reference (less compile tools)": best["reference"] - best["tools"],
         "compile tools (a record's own schemas)": best["tools"],
-        "judge (judge_pair, judge_group)": judge,
+        "judge (judge_pairs, judge_pair, judge_group)": judge,
         "match (less judge)": best["match"] - judge,
         "count (count_example less match)": best["count_example"] - best["match"],
         "metric overhead (corpus loop, tally)": best["all"] - best["prediction"] - best["reference"]

@@ -531,10 +531,11 @@ class ToolCallMetric:
         mode = settings.on_parse_error
         made, ctx = run.context  # the call's tool set's readers' context, made once
         if toolset is not made:  # a reference's own tools': made once per tool set in the metric's memo
-            ctx = self._memo.get(("context", toolset))
-            if ctx is None:
-                ctx = _reader_context(toolset)
-                self._memo.put(("context", toolset), ctx)
+            kept = self._memo.get(("context", toolset))
+            if kept is None:
+                kept = _reader_context(toolset)
+                self._memo.put(("context", toolset), kept)
+            ctx = kept
         preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode, ctx=ctx)
         options: dict[str, Any] = {
             "level": settings.level, "matching": settings.matching, "order": settings.order, "canon": run.canon,

@@ -307,7 +307,7 @@ def _check_products(tool: str, tool_weight: float, arg_weights: Mapping[str, flo
 
 
 def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
-    declared = schema.get("type")
+    declared: Any = schema.get("type")
     # the commonest schema (a known type name, no subschema) has nothing to check, and its check
     # is its type name's: what type_check compiles it to (tests/unit/test_schema_compile.py)
     plain = type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)
