@@ -632,16 +632,16 @@ def count_example(
         call, spec = preds[i], named[preds[i].name][1]
         rows.append(((EXTRA, spec.weight, call.name),
                      *[(EXTRA, spec.weight * spec.arg_weights.get(k, 1.0), call.name)
-                       for k in call.arguments if arg_level]))
+                       for k in (call.arguments if arg_level else ())]))
     for j in unmatched_gold:
         gold, spec = golds[j], named[golds[j].name][1]
         rows.append(((MISSING, spec.weight, gold.name),
                      *[(MISSING, spec.weight * spec.arg_weights.get(k, 1.0), gold.name)
-                       for k, accepted in gold.arguments.items() if arg_level and not accepted.optional]))
+                       for k, accepted in (gold.arguments.items() if arg_level else ()) if not accepted.optional]))
     fields = [f for row in rows for f in row]
     tp, fp, fn = example_sums(fields)
-    undeclared = _undeclared(shown_preds, named) if toolset.has_schema else ()  # (none without schemas)
-    exact_pairs = -1 if parse_error is not None else sum(r.exact for _, _, r in pairs)
+    undeclared, tools_hall, args_hall = _undeclared(shown_preds, named) if toolset.has_schema else ((), 0, 0)
+    exact_pairs = -1 if parse_error is not None else [r.exact for _, _, r in pairs].count(True)
     return Score(
         tp, fp, fn,
         exact=exact_pairs == len(preds) == len(golds),
@@ -650,20 +650,30 @@ def count_example(
         parse_error=parse_error,
         preds=tuple(shown_preds), golds=tuple(shown_golds), pairs=tuple(pairs),
         unmatched_pred=tuple(unmatched_pred), unmatched_gold=tuple(unmatched_gold),
-        hallucinated_tools=sum(tool for tool, _ in undeclared),
-        hallucinated_args=sum(len(args) for _, args in undeclared),
+        hallucinated_tools=tools_hall, hallucinated_args=args_hall,
         per_tool=_per_tool(fields, toolset) if per_tool_counts else {},
         tools_digest=tools_digest, row_fields=tuple(rows), undeclared=undeclared,
     )
 
 
 def _undeclared(preds: Sequence[Call], named: Mapping[str, tuple[ToolSpec | None, ToolSpec]],
-                ) -> tuple[tuple[bool, tuple[str, ...]], ...]:
+                ) -> tuple[tuple[tuple[bool, tuple[str, ...]], ...], int, int]:
     """Per predicted call: is its tool undeclared, and which arguments of a declared tool are
     (``named``: each name's declared schema, as the matcher found it; argument rules change no
-    hallucination count)."""
-    return tuple((True, ()) if (declared := named[call.name][0]) is None
-                 else (False, tuple(k for k in call.arguments if k not in declared.params)) for call in preds)
+    hallucination count) — with the number of undeclared tools and of undeclared arguments."""
+    flags: list[tuple[bool, tuple[str, ...]]] = []
+    tools = args = 0
+    for call in preds:
+        declared = named[call.name][0]
+        if declared is None:
+            flags.append((True, ()))
+            tools += 1
+        else:
+            params = declared.params
+            extra = tuple([k for k in call.arguments if k not in params])
+            flags.append((False, extra))
+            args += len(extra)
+    return tuple(flags), tools, args
 
 
 def _per_tool(fields: Sequence[tuple[str, float, str]], toolset: ToolSet) -> dict[str, Counts]:

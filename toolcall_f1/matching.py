@@ -1042,11 +1042,13 @@ class Matcher:
         """
         exact_only = not details and self.level == "call"
         name_canon, weighted, by_key, level = toolset.name_canon, toolset.weighted, toolset.by_key, self.level
-        key_of: dict[str, str] = {}  # each name as called: its canonical key (SPEC §5)
-        for name in [*(call.name for call in preds), *(call.name for call in golds)]:
-            if name not in key_of:
-                key_of[name] = name_canon(name)
-        named = {name: (by_key.get(key), weighted.get(key, DEFAULT_TOOL)) for name, key in key_of.items()}
+        key_of: dict[str, str] = {}  # each name as called: its canonical key (SPEC §5), and its tool
+        named: dict[str, tuple[ToolSpec | None, ToolSpec]] = {}
+        for calls in (preds, golds):
+            for call in calls:
+                if (name := call.name) not in key_of:
+                    key_of[name] = key = name_canon(name)
+                    named[name] = (by_key.get(key), weighted.get(key, DEFAULT_TOOL))
         if self.order != "strict" and self.single and len(preds) == len(golds) == 1:  # the commonest: no grouping
             key = key_of[preds[0].name]
             if key != key_of[golds[0].name]:
