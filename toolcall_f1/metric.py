@@ -327,33 +327,22 @@ class ToolCallMetric:
 
     def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
         """A reference → (gold calls, the tool set they are judged with, its own tools' digest),
-        remembered by its :func:`~toolcall_f1.values.content_key` (a ``{"calls", "tools"}`` dict's: its
-        two parts' keys): consecutive examples often share it."""
+        remembered by its :func:`~toolcall_f1.values.content_key` (one key for the whole of it; a
+        ``{"calls", "tools"}`` dict's tools also in a slot of their own): consecutive examples often share it."""
         if reference is None:
             raise ValueError(f"{_where(index)}: the reference is missing (None); "
                              "write [] for an example where no call is expected")
-        # {"calls": ..., "tools": [...]} → its calls and raw tools (also as JSON text holding the
-        # object, SPEC §2; other text is left to the reader, which reads JSON text as the value
-        # it holds and reports a key given two values); anything else is the calls. A dict's
-        # two parts are keyed apart: its tools' key is their own slot's (pickled once)
-        calls: Any = reference
-        raw_tools: Any = None
-        tools_key: bytes | None = b""  # (b"": not made yet)
-        turns = reference.get("turns") if type(reference) is dict else None
-        if type(reference) is dict and isinstance(reference.get("calls"), (list, str)) and not (
-            isinstance(turns, list) or type(turns).__module__ == "numpy"
-        ):
-            calls, raw_tools = reference["calls"], reference.get("tools")
-            tools_key = None if raw_tools is None else content_key(raw_tools, _MEMO_MAX_BYTES)
-            calls_key = content_key(calls, _MEMO_MAX_BYTES)
-            key: Any = None if calls_key is None or (raw_tools is not None and tools_key is None) else (
-                calls_key, tools_key)
-        else:
-            key = content_key(reference, _MEMO_MAX_BYTES)
+        key = content_key(reference, _MEMO_MAX_BYTES)  # one pass over the whole reference: a hit costs that
         slot = ("reference", key, run.settings.reference_format, run.toolset)  # a ToolSet hashes by identity
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
             return hit  # type: ignore[no-any-return]
+        # {"calls": ..., "tools": [...]} → its calls and raw tools (also as JSON text holding the
+        # object, SPEC §2; other text is left to the reader, which reads JSON text as the value
+        # it holds and reports a key given two values); anything else is the calls. Its tools
+        # are keyed apart in their own slot (references sharing their tools share the tool set)
+        calls: Any = reference
+        raw_tools: Any = None
         if isinstance(reference, ToolCallParseError):  # stored by the evaluate adapter
             raise reference.located(_where(index))
         if isinstance(reference, str) and reference.lstrip(_BLANK)[:1] == "{":
@@ -370,7 +359,7 @@ class ToolCallMetric:
                 raw_tools, calls = calls.get("tools"), held  # (else a call to a tool named "calls")
         toolset, digest = run.toolset, ""
         if raw_tools is not None:
-            toolset, digest = self._example_toolset(raw_tools, index, run, tools_key)
+            toolset, digest = self._example_toolset(raw_tools, index, run)
         calls = calls if key is not None else plain_json(calls)
         fmt = run.settings.reference_format
         made, ctx = run.context  # the call's tool set's readers' context, made once
@@ -390,14 +379,11 @@ class ToolCallMetric:
             self._memo.put(slot, (golds, toolset, digest))
         return golds, toolset, digest
 
-    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run, key: bytes | None = b"",
-                         ) -> tuple[ToolSet, str]:
+    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str]:
         """A reference's own tools → (the tool set they make over the call's, their digest),
         remembered by content (this slot names it: compiled without a second key): references
-        often share their tools (one agent's tools for every task; BFCL's categories). ``key``:
-        their :func:`~toolcall_f1.values.content_key` when the caller has made it (``b""``: not)."""
-        if key == b"":
-            key = content_key(raw_tools, _MEMO_MAX_BYTES)
+        often share their tools (one agent's tools for every task; BFCL's categories)."""
+        key = content_key(raw_tools, _MEMO_MAX_BYTES)
         slot = ("example tools", key, run.toolset)
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
@@ -409,7 +395,8 @@ class ToolCallMetric:
             if not isinstance(raw_tools, list):
                 raise ValueError("'tools' must be a list of function schemas")
             example_tools = merge_plain_tools(raw_tools)
-            merged = merge_plain_tools(run.settings.tools, example_tools)
+            # (over no tools of the call's, the example's own layer is the merge: no second pass)
+            merged = merge_plain_tools(run.settings.tools, example_tools) if run.settings.tools else example_tools
             toolset = (compile_tools(merged, run.settings.weights, run.toolset.name_canon, extends=run.toolset)
                        if example_tools else run.toolset)
         except ValueError as err:

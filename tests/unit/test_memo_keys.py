@@ -123,8 +123,8 @@ def test_tools_changed_in_place_after_use_do_not_change_later_scores(where: str)
     assert score("[f(x=[1])]", original) == 1.0 == ToolCallMetric()("[f(x=[1])]", "[f(x=[1])]", tools=original).tp
 
 
-def test_a_calls_and_tools_dict_is_keyed_by_its_parts_and_shares_its_tools_slot() -> None:
-    # {"calls", "tools"} is remembered by its two parts' keys, its tools' key the tool set's own
+def test_a_calls_and_tools_dict_shares_its_tools_slot_with_others_over_the_same_tools() -> None:
+    # {"calls", "tools"} is remembered by one key for the whole; its tools' key is the tool set's own
     # slot's: other calls over the same tools reuse the compiled tool set; a key a reference adds
     # that changes its reading ("turns") or tools that are not plain data are never a memo hit
     np = pytest.importorskip("numpy")
