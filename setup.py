@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent
 #: arguments (mypyc 2.4.1); the readers (``reading``) are regular expressions.
 #: ``matching`` waits too: scipy's assignment hands it numpy integers where it declares ``int``,
 #: which compiled code refuses (TypeError: int object expected; got numpy.int64).
-CORE = ("values", "calls", "judge", "counting", "settings", "turns")
+CORE = ("values", "calls", "judge", "counting", "settings", "turns", "matching", "reading")
 
 #: mypy's settings for the compile: ``[tool.mypy]``'s, with numpy and scipy read as ``Any``
 #: (their stubs cost minutes of analysis; compiled code calls them as Python objects anyway).
