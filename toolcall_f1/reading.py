@@ -1255,7 +1255,7 @@ def _json_answer(text: str) -> bool:
         value = JSON_DECODER.decode(text)
     except (ValueError, RecursionError, ToolCallParseError):
         return False
-    return isinstance(value, dict) and len(value) > 1 and not (_CALL_KEYS & value.keys())
+    return isinstance(value, dict) and len(value) > 1 and not (value.keys() & _CALL_KEYS)  # a set, as typed
 
 
 def read_plain(text: str, ctx: Context) -> list[Call]:
