@@ -305,6 +305,8 @@ def coerce_structured(
     """
     left = [MAX_BYTES]
     out: list[Call] = []
+    name: Any  # a name, held calls or text (declared: compiled code keeps a variable's first type)
+    raw: Any
     # (part, its depth, the text reader for strings in it, the list holding it or None)
     todo: list[tuple[Any, int, TextParser | None, Sequence[Any] | None]] = [(obj, 0, parse_text, None)]
     while todo:

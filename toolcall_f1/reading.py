@@ -1064,8 +1064,8 @@ def _json_values(text: str, fmt: str, separators: str = " \t\r\n,;") -> list[Any
             value, pos = JSON_DECODER.raw_decode(text, pos)
         except ToolCallParseError as err:
             raise _err(err.reason, fmt, text) from None
-        except (ValueError, RecursionError) as err:
-            raise _err(f"invalid JSON: {str(err).splitlines()[0]}", fmt, text[pos : pos + 200]) from None
+        except (ValueError, RecursionError) as bad:  # a name apart from ``err``: compiled code types each
+            raise _err(f"invalid JSON: {str(bad).splitlines()[0]}", fmt, text[pos : pos + 200]) from None
         values.append(value)
     return values
 
@@ -1237,12 +1237,12 @@ def decode_at(text: str, pos: int, fmt: str) -> tuple[Any, int]:
         return JSON_DECODER.raw_decode(text, pos)
     except ToolCallParseError as err:
         raise err_at(fmt, err.reason, text, pos) from None
-    except json.JSONDecodeError as err:
+    except json.JSONDecodeError as bad:  # names apart from ``err``: compiled code types each
         raise ToolCallParseError(
-            f"invalid JSON at character {err.pos}: {err.msg}", format=fmt, snippet=text[pos : pos + 120]
+            f"invalid JSON at character {bad.pos}: {bad.msg}", format=fmt, snippet=text[pos : pos + 120]
         ) from None
-    except (ValueError, RecursionError) as err:
-        raise err_at(fmt, f"invalid JSON ({str(err).splitlines()[0]})", text, pos) from None
+    except (ValueError, RecursionError) as other:
+        raise err_at(fmt, f"invalid JSON ({str(other).splitlines()[0]})", text, pos) from None
 
 
 _CALL_KEYS = frozenset({"name", "function", "tool_calls", "type", "role", "content", "tool_name", "arguments", "parameters"})
@@ -1255,7 +1255,7 @@ def _json_answer(text: str) -> bool:
         value = JSON_DECODER.decode(text)
     except (ValueError, RecursionError, ToolCallParseError):
         return False
-    return isinstance(value, dict) and len(value) > 1 and not (_CALL_KEYS & value.keys())
+    return isinstance(value, dict) and len(value) > 1 and not (value.keys() & _CALL_KEYS)  # a set, as typed
 
 
 def read_plain(text: str, ctx: Context) -> list[Call]:

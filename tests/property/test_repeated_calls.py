@@ -305,6 +305,8 @@ def test_weights_far_past_float_range_are_solved_exactly(monkeypatch: pytest.Mon
 def _repaired_and_oracle(monkeypatch: pytest.MonkeyPatch, run: Any) -> tuple[Any, Any]:
     """``run()`` as it is (checking that it repairs a float answer), then with the exact
     oracle in place of the repaired solver."""
+    if not matching.__file__.endswith(".py"):  # compiled (issue 25): a patched name does not reach its callers
+        pytest.skip("patches matching's solver: the pure build runs this")
     repaired, shapes = matching._repaired, []
     with monkeypatch.context() as patched:
         patched.setattr(matching, "_repaired", lambda cost: shapes.append(cost.shape) or repaired(cost))
