@@ -223,7 +223,7 @@ def run(records_limit: int | None = None, repeat: int = 5, evaluate: bool = True
         _table(columns, n, numbers),
         f"The conformance file holds about {n / max(len(firsts), 1):.0f} records per BFCL entry, in a row, "
         "so consecutive records share their reference and tool schemas, and the metric reuses its latest "
-        "readings of them (it remembers the last 64). Without that — the first record of each entry only "
+        "readings of them (it remembers the last 128 readings). Without that — the first record of each entry only "
         f"({len(firsts):,} records, every reference and tool set new), the case of a real BFCL run:",
         _table(sub_columns, len(firsts), sub_numbers),
     ])
