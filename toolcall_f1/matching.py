@@ -1091,12 +1091,7 @@ class Matcher:
         # 1. judge every candidate pair (a large group by value keys, for its numbers alone)
         solver = SOLVERS[self.matching]
         light = group.exact_only and self.level in solver.reads_only_exact  # exactness is all that is read
-        numbers: GroupNumbers | None = None
-        results: list[list[PairResult]] = []
-        if self.keyed and large:
-            numbers = _judge_blocks(group, self.level in solver.reads_only_exact)
-        else:
-            results = judge_pairs(preds, golds, group.tool, group.wspec, group.canon, group.fill_defaults, light)
+        numbers, results = group.judged(light, self.keyed and large, self.level in solver.reads_only_exact)
         # 2. costs and 3. assign (or the forced exact pairs, where the solver surely takes them)
         chosen: Pairs | None = None
         if results and self.forced_exact and (self.level in solver.forced_exact_levels
