@@ -324,11 +324,13 @@ class ToolCallMetric:
         toolcall_f1.calls.ToolCallParseError: references[3]: python: unbalanced brackets (in '[f(')
         """
         run = self._run(dict(reference_format=reference_format, tools=tools, weights=weights))
-        golds, toolset, _ = self._read_reference(reference, index, run)
+        golds, toolset, _, _ = self._read_reference(reference, index, run)
         return list(golds), toolset
 
-    def _read_reference(self, reference: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str]:
-        """A reference → (gold calls, the tool set they are judged with, its own tools' digest),
+    def _read_reference(self, reference: Any, index: int | None, run: _Run,
+                        ) -> tuple[list[GoldCall], ToolSet, str, Context]:
+        """A reference → (gold calls, the tool set they are judged with, its own tools' digest,
+        the readers' context of that tool set),
         remembered by its :func:`~toolcall_f1.values.content_key` (one key for the whole of it; a
         ``{"calls", "tools"}`` dict's tools also in a slot of their own): consecutive examples often share it."""
         if reference is None:
@@ -359,17 +361,16 @@ class ToolCallMetric:
             held = calls.get("calls")
             if isinstance(held, (list, str)) or type(held).__module__ == "numpy":  # numpy: a datasets column
                 raw_tools, calls = calls.get("tools"), held  # (else a call to a tool named "calls")
-        toolset, digest = run.toolset, ""
+        toolset, digest, ctx = run.toolset, "", run.context[1]
         if raw_tools is not None:
-            toolset, digest = self._example_toolset(raw_tools, index, run)
+            toolset, digest, ctx = self._example_toolset(raw_tools, index, run)
         calls = calls if key is not None else plain_json(calls)
         fmt = run.settings.reference_format
-        made, ctx = run.context  # the call's tool set's readers' context, made once
         try:
             if fmt == "bfcl":
                 golds = bfcl_gold_plain(calls, _where(index))
             else:
-                golds = gold_calls(read_any(calls, fmt, ctx if toolset is made else _reader_context(toolset), gold=True))
+                golds = gold_calls(read_any(calls, fmt, ctx, gold=True))
         except ToolCallParseError as err:
             raise err.located(_where(index), index) from None
         if toolset.ruled:  # a nested BFCL answer under a rule without meaning there: refused on reading (SPEC §6b)
@@ -378,13 +379,13 @@ class ToolCallMetric:
             except ArgumentRuleError as err:
                 raise (err if index is None else err.located(f"example {index}")) from None
         if key is not None:
-            self._memo.put(slot, (golds, toolset, digest))
-        return golds, toolset, digest
+            self._memo.put(slot, (golds, toolset, digest, ctx))
+        return golds, toolset, digest, ctx
 
-    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str]:
-        """A reference's own tools → (the tool set they make over the call's, their digest),
-        remembered by content (this slot names it: compiled without a second key): references
-        often share their tools (one agent's tools for every task; BFCL's categories)."""
+    def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str, Context]:
+        """A reference's own tools → (the tool set they make over the call's, their digest, its
+        readers' context), remembered by content (this slot names it: compiled without a second
+        key): references often share their tools (one agent's tools for every task; BFCL's categories)."""
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
         slot = ("example tools", key, run.toolset)
         hit = None if key is None else self._memo.get(slot)
@@ -404,22 +405,22 @@ class ToolCallMetric:
         except ValueError as err:
             raise ValueError(f"{_where(index)}: {err}") from None
         digest = content_digest(example_tools) if example_tools else ""
+        ctx = run.context[1] if toolset is run.toolset else _reader_context(toolset)
         if key is not None:
-            self._memo.put(slot, (toolset, digest))
-        return toolset, digest
+            self._memo.put(slot, (toolset, digest, ctx))
+        return toolset, digest, ctx
 
-    def _read_prediction(self, prediction: Any, toolset: ToolSet, fmt: Any, index: int | None, mode: str,
-                         entry: int | None = None, ctx: Context | None = None) -> tuple[list[Call], str | None]:
+    def _read_prediction(self, prediction: Any, ctx: Context, fmt: Any, index: int | None, mode: str,
+                         entry: int | None = None) -> tuple[list[Call], str | None]:
         """A prediction (or its ``entry``: a turn, under ``order="turns"``) → (calls, the parse
-        error's message or None); with ``"raise"`` it raises. A :class:`ToolCallParseError`
-        given as the prediction (stored by the adapter) is that error. ``ctx``: the tool set's
-        :class:`~toolcall_f1.parsing.Context`, when made already."""
+        error's message or None), read with ``ctx`` (what the readers need of the example's
+        tool set: made once per tool set, beside it); with ``"raise"`` it raises. A
+        :class:`ToolCallParseError` given as the prediction (stored by the adapter) is that error."""
         if type(prediction) is not str and isinstance(prediction, str):
             prediction = str(prediction)  # numpy's str_ (a datasets column in numpy format)
         try:
             if isinstance(prediction, ToolCallParseError):
                 raise prediction
-            ctx = _reader_context(toolset) if ctx is None else ctx
             if isinstance(fmt, TemplateReader):  # its cross-check's warning names the example
                 with located("predictions" if index is None else f"predictions[{index}]"):
                     return read_any(prediction, fmt, ctx), None
@@ -516,25 +517,19 @@ class ToolCallMetric:
         settings = run.settings
         if settings.order == "turns":
             return self._score_turns(pred, gold, index, run)
-        golds, toolset, digest = self._read_reference(gold, index, run)
+        golds, toolset, digest, ctx = self._read_reference(gold, index, run)
         mode = settings.on_parse_error
-        made, ctx = run.context  # the call's tool set's readers' context, made once
-        if toolset is not made:  # a reference's own tools': made once per tool set in the metric's memo
-            kept = self._memo.get(("context", toolset))
-            if kept is None:
-                kept = _reader_context(toolset)
-                self._memo.put(("context", toolset), kept)
-            ctx = kept
-        preds, error = self._read_prediction(pred, toolset, settings.prediction_format, index, mode, ctx=ctx)
-        options: dict[str, Any] = {
-            "level": settings.level, "matching": settings.matching, "order": settings.order, "canon": run.canon,
-            "fill_defaults": settings.reference_format != "bfcl", "tools_digest": digest,
-            "per_tool_counts": run.per_tool, "details": run.details,
-        }
+        preds, error = self._read_prediction(pred, ctx, settings.prediction_format, index, mode)
+        def count(preds: list[Call], error: str | None) -> Score:  # (keywords written out: ** of a dict, or a
+            return count_example(                                  # partial, costs ~1 µs an example)
+                preds, golds, toolset, level=settings.level, matching=settings.matching, order=settings.order,
+                canon=run.canon, fill_defaults=settings.reference_format != "bfcl", parse_error=error,
+                tools_digest=digest, per_tool_counts=run.per_tool, details=run.details)
+
         try:
-            score = count_example(preds, golds, toolset, parse_error=error, **options)
+            score = count(preds, error)
         except ToolCallParseError as err:  # a predicted value too large to type-check (schema.MAX_CHECK_STEPS)
-            return count_example([], golds, toolset, parse_error=self._unreadable(err, index, mode), **options)
+            return count([], self._unreadable(err, index, mode))
         except (ArgumentRuleError, ArgumentRuleTypeError) as err:  # an argument rule failed: name the example
             if index is None:  # one example (metric(p, g)): the tool and argument say where
                 raise
@@ -556,9 +551,9 @@ class ToolCallMetric:
         error = None if unreadable is None else self._unreadable(unreadable, index, run.settings.on_parse_error)
         scores = []
         for k in range(max(len(read), len(entries))):
-            golds, toolset, own, fill = read[k] if k < len(read) else ([], talk.toolset, "", True)
+            golds, toolset, own, fill, ctx = read[k] if k < len(read) else ([], talk.toolset, "", True, talk.context[1])
             entry = entries[k] if k < len(entries) else _UNREACHED
-            scores.append(self._score_turn(entry, error, golds, toolset, own, fill, (index, k), talk))
+            scores.append(self._score_turn(entry, error, golds, (toolset, ctx), own, fill, (index, k), talk))
         return combine(scores, len(turns), digest)
 
     def _conversation_run(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[_Run, str]:
@@ -566,7 +561,7 @@ class ToolCallMetric:
         a reference's own tools are — so each turn's own tools are laid over both —, their digest)."""
         if raw_tools is None:
             return run, ""
-        toolset, digest = self._example_toolset(raw_tools, index, run)
+        toolset, digest, ctx = self._example_toolset(raw_tools, index, run)
         if toolset is run.toolset:
             return run, digest
         key = content_key(raw_tools, _MEMO_MAX_BYTES)
@@ -577,37 +572,39 @@ class ToolCallMetric:
             hit = run.settings, run.settings.replace(tools=merge_plain_tools(run.settings.tools, own))
             if key is not None:
                 self._memo.put(slot, hit)
-        return run._replace(settings=hit[1], toolset=toolset), digest
+        return run._replace(settings=hit[1], toolset=toolset, context=(toolset, ctx)), digest
 
-    def _read_turn(self, turn: Any, index: int | None, run: _Run) -> tuple[list[GoldCall], ToolSet, str, bool]:
+    def _read_turn(self, turn: Any, index: int | None, run: _Run,
+                   ) -> tuple[list[GoldCall], ToolSet, str, bool, Context]:
         """One reference turn → (gold calls, their tool set, its own tools' digest, whether
-        defaults are filled): a list of strings (BFCL's multi-turn ground truth) is the
+        defaults are filled, the tool set's readers' context): a list of strings (BFCL's multi-turn ground truth) is the
         Python-syntax calls they hold, plain values whatever ``reference_format`` says (also as
         a turn's ``{"calls": [...], "tools": [...]}``)."""
         texts, raw_tools = turn, None
         if isinstance(turn, Mapping) and is_call_strings(turn.get("calls")):
             texts, raw_tools = turn["calls"], turn.get("tools")
         if not is_call_strings(texts):
-            golds, toolset, digest = self._read_reference(turn, index, run)
-            return golds, toolset, digest, run.settings.reference_format != "bfcl"
-        toolset, digest = (run.toolset, "") if raw_tools is None else self._example_toolset(raw_tools, index, run)
-        context = _reader_context(toolset)
+            golds, toolset, digest, context = self._read_reference(turn, index, run)
+            return golds, toolset, digest, run.settings.reference_format != "bfcl", context
+        toolset, digest, context = ((run.toolset, "", run.context[1]) if raw_tools is None
+                                    else self._example_toolset(raw_tools, index, run))
         try:
             calls = [call for text in texts for call in read_any(str(text), "python", context, gold=True)]
         except ToolCallParseError as err:
             raise err.located(_where(index), index) from None
-        return [GoldCall.from_call(c) for c in calls], toolset, digest, True
+        return [GoldCall.from_call(c) for c in calls], toolset, digest, True, context
 
-    def _score_turn(self, entry: Any, error: str | None, golds: list[GoldCall], toolset: ToolSet, digest: str,
-                    fill: bool, at: tuple[int | None, int], run: _Run) -> Score:
-        """One turn (``at``: the example's index, the turn's): its prediction entry read (a list
-        of strings one text at a time: one that cannot be read makes the turn unreadable) and
-        counted against its gold calls."""
+    def _score_turn(self, entry: Any, error: str | None, golds: list[GoldCall], context: tuple[ToolSet, Context],
+                    digest: str, fill: bool, at: tuple[int | None, int], run: _Run) -> Score:
+        """One turn (``at``: the example's index, the turn's; ``context``: its tool set and that
+        set's readers' context): its prediction entry read (a list of strings one text at a
+        time: one that cannot be read makes the turn unreadable) and counted against its gold calls."""
         (index, k), mode, fmt = at, run.settings.on_parse_error, run.settings.prediction_format
+        toolset, ctx = context
         preds: list[Call] = []
         if error is None and entry is not _UNREACHED:
             for text in entry if is_call_strings(entry) else (entry,):
-                calls, error = self._read_prediction(text, toolset, fmt, index, mode, k)
+                calls, error = self._read_prediction(text, ctx, fmt, index, mode, k)
                 if error is not None:
                     preds = []
                     break

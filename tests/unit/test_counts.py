@@ -56,3 +56,25 @@ def test_counts_pickle_and_merge_as_before() -> None:
     c = Counts(0.1, 0.2, 1 / 3)
     assert pickle.loads(pickle.dumps(c)) == c
     assert (c + c).tp == 0.2 and Counts.total([c, c, c]).fp == math.fsum([0.2] * 3)
+
+
+def test_count_example_builds_each_score_field_from_its_own_value() -> None:
+    # count_example passes Score's fields by position (keywords cost ~2 µs an example): every
+    # field must hold the value of its name, whatever the order of Score's fields
+    from toolcall_f1 import Call, GoldCall, ToolCallMetric
+
+    metric = ToolCallMetric(tools=[{"name": "f", "parameters": {"properties": {"x": {"type": "integer"}}}}])
+    score = metric("[f(x=1, y=2), g()]", {"calls": [("f", {"x": 1}), ("h", {})]})
+    assert (score.tp, score.fp, score.fn, score.exact) == (0.0, 2.0, 2.0, False)
+    assert score.parse_error is None and score.attempted and not score.superset_match and not score.subset_match
+    assert score.preds == (Call("f", {"x": 1, "y": 2}), Call("g", {}))
+    assert score.golds == (GoldCall.from_call(Call("f", {"x": 1})), GoldCall.from_call(Call("h", {})))
+    assert [(i, j) for i, j, _ in score.pairs] == [(0, 0)] and score.unmatched_pred == (1,)
+    assert score.unmatched_gold == (1,)
+    assert (score.hallucinated_tools, score.hallucinated_args) == (1, 1)
+    assert set(score.per_tool) == {"f", "g", "h"} and score.tools_digest == ""
+    assert len(score.row_fields) == 3 and score.undeclared == ((False, ("y",)), (True, ()))
+    exact = metric("[f(x=1)]", [("f", {"x": 1})])
+    assert exact.exact and exact.superset_match and exact.subset_match and exact.attempted
+    unreadable = metric("[f(", [("f", {"x": 1})])
+    assert unreadable.parse_error and unreadable.attempted and not unreadable.subset_match
