@@ -44,8 +44,8 @@ PARSE_ERROR_WARNING_MIN = 10
 #: A metric's :class:`~toolcall_f1.memo.Memo` of tool sets, references' own tools and references.
 #: Small on purpose: it catches what repeats from one example to the next (answers sampled for
 #: one prompt, BFCL's entries), while many trees of gold calls slow the garbage collector. An
-#: example with its own tools fills three slots (the reference, its tools, their readers'
-#: context): 128 keeps 42 interleaved tool sets (two slots of 64 kept 31 before the context slot).
+#: example with its own tools fills two slots (the reference; its tools, kept with their
+#: readers' context): 128 keeps 63 interleaved tool sets.
 _MEMO_SIZE = 128
 #: Inputs larger than this (as their content key's bytes) are read each time, not remembered.
 _MEMO_MAX_BYTES = 65536

@@ -144,10 +144,9 @@ def test_a_calls_and_tools_dict_shares_its_tools_slot_with_others_over_the_same_
 
 
 def test_interleaved_tool_sets_are_compiled_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An example with its own tools fills three memo slots (the reference, its tools, their
-    readers' context): 32 tool sets cycling through a corpus still compile once each, as they
-    did when each took two slots (a memo that fills up empties itself: a corpus then compiles
-    every example's tools again, 10x slower)."""
+    """An example with its own tools fills two memo slots (the reference; its tools, kept with
+    their readers' context): 60 tool sets cycling through a corpus compile once each (a memo
+    that fills up empties itself: a corpus then compiles every example's tools again, 10x slower)."""
     import toolcall_f1.metric as metric_module
 
     compiled = []
@@ -158,11 +157,11 @@ def test_interleaved_tool_sets_are_compiled_once_each(monkeypatch: pytest.Monkey
         return real(*args, **kwargs)
 
     monkeypatch.setattr(metric_module, "compile_tools", counting)
-    tool_sets = [[{"name": f"t{k}", "parameters": {"properties": {"x": {"type": "integer"}}}}] for k in range(32)]
-    refs = [{"calls": [{"name": f"t{i % 32}", "arguments": {"x": i % 32}}], "tools": tool_sets[i % 32]}
-            for i in range(96)]
-    preds = [f"[t{i % 32}(x={i % 32})]" for i in range(96)]
+    tool_sets = [[{"name": f"t{k}", "parameters": {"properties": {"x": {"type": "integer"}}}}] for k in range(60)]
+    refs = [{"calls": [{"name": f"t{i % 60}", "arguments": {"x": i % 60}}], "tools": tool_sets[i % 60]}
+            for i in range(180)]
+    preds = [f"[t{i % 60}(x={i % 60})]" for i in range(180)]
     metric = ToolCallMetric()
     before = len(compiled)  # the metric's own (empty) tool set
     assert metric.compute(preds, refs)["f1"] == 1.0
-    assert len(compiled) - before == 32
+    assert len(compiled) - before == 60
