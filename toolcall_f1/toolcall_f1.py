@@ -11,6 +11,9 @@ added and read back as the very input the core would be given (:mod:`toolcall_f1
 
 from __future__ import annotations
 
+import contextlib
+import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +24,12 @@ import toolcall_f1
 import toolcall_f1.settings
 from toolcall_f1 import stored
 from toolcall_f1.metric import StructPadding
+
+# evaluate.EvaluationModule's runtime state: the Arrow writer, the data read back, the cache file
+# and its locks. EvaluationModule.__init__ sets each to None ("so we can (cloud)pickle the object");
+# add_batch and compute fill them with open files and locks, which do not pickle.
+_RUNTIME_STATE = ("selected_feature_format", "buf_writer", "writer", "data", "cache_file_name",
+                  "filelock", "rendez_vous_lock", "file_paths", "filelocks")
 
 _CITATION = """\
 @inproceedings{patil2025bfcl,
@@ -135,7 +144,44 @@ class ToolcallF1(evaluate.Metric):
         (an empty batch is written for it), and only a corpus empty on every rank is an error."""
         if predictions is None and references is None and self.writer is None:
             self.add_batch(predictions=[], references=[])
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        try:
+            return super().compute(predictions=predictions, references=references, **kwargs)
+        except BaseException:
+            self._discard_read_inputs()
+            raise
+
+    def _discard_read_inputs(self) -> None:
+        """After a compute that raised once evaluate had read the inputs back, do what evaluate
+        does after a compute that returned: drop the data, delete the cache files, release their
+        locks. evaluate leaves them held on an error, so the next add_batch waited 1 s for its own
+        lock (``_create_cache_file``'s timeout) and the old file stayed on disk. A compute that
+        raised before that (the writer still open) keeps its inputs, as evaluate does."""
+        if self.writer is not None:
+            return
+        self.data = None
+        self.buf_writer = None
+        # evaluate sets these outside __init__ (mypy cannot type them)
+        read_files = list(zip(self.filelocks or [], self.file_paths or []))  # type: ignore[has-type]
+        for filelock, file_path in reversed(read_files):  # process 0 last, as evaluate releases them
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(file_path)
+            filelock.release()
+        self.file_paths = None
+        self.filelocks = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the module as evaluate builds it, without its runtime state (open Arrow files,
+        file locks): a metric must pickle at any point (datasets.map with num_proc,
+        multiprocessing). Examples added and not yet computed live in the original's locked Arrow
+        cache file, which a copy cannot share: the copy starts with none (warned), the original
+        keeps them."""
+        if self.writer is not None and len(self) > 0:
+            warnings.warn(f"pickling a toolcall_f1 module holding {len(self)} added examples: the copy "
+                          "starts with none (they stay in this module's cache file); pickle before "
+                          "add/add_batch, or compute first", UserWarning, stacklevel=2)
+        state = self.__dict__.copy()
+        state.update(dict.fromkeys(_RUNTIME_STATE))
+        return state
 
     def _compute(self, predictions: Sequence[str], references: Sequence[str], **options: Any) -> dict[str, Any]:
         """Score the stored inputs: ``options`` are the fields of ``toolcall_f1.Settings``
