@@ -456,6 +456,11 @@ def _too_large(fmt: str) -> ToolCallParseError:
     return ToolCallParseError(f"input larger than {MAX_BYTES} bytes", format=fmt)
 
 
+#: The fewest bytes of the budget one element of a numpy array of each dtype kind spends once
+#: plain (an int or float 8, a bool 4, a string at least its quotes; an object array's
+#: elements may spend none: an empty dict).
+_LEAST_BYTES = {"i": 8, "u": 8, "f": 8, "b": 4, "U": 2, "S": 2}
+
 #: The types of the values :func:`_other` returns finished (every other one is a mapping to walk).
 _FINISHED = frozenset({type(None), bool, int, float, AnyOf})
 
@@ -548,10 +553,14 @@ def _other(value: Any, depth: int, fmt: str, gold: bool, left: list[int]) -> Any
         values = (v if type(v) in _NESTED else _json(v, depth + 1, fmt, gold, left) for v in value.values)
         return AnyOf._of(tuple(values), value.optional)
     if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-        left[0] -= 8 * getattr(value, "size", 1)  # an array's size is checked first
-        if left[0] < 0:
+        # an array too large is refused before its copy is made; the copy then spends what the
+        # equal plain value spends (each element at least the bytes of its kind, as walked)
+        least = _LEAST_BYTES.get(getattr(getattr(value, "dtype", None), "kind", ""), 0)
+        if least * getattr(value, "size", 1) > left[0]:
             raise _too_large(fmt)
         plain = plain_json(value)
+        if type(plain).__module__ == "numpy":  # an object array holding itself (plain_json stops at its depth)
+            raise ToolCallParseError(f"nested deeper than {MAX_DEPTH} levels", format=fmt)
         return plain if type(plain) in (str, list, dict) else _other(plain, depth, fmt, gold, left)
     kind = _KINDS.get(type(value), f"a {type(value).__name__}")
     raise ToolCallParseError(f"{kind} is not a JSON value", format=fmt)

@@ -133,3 +133,34 @@ def test_a_name_arguments_pair_written_as_json_says_how_to_write_a_call() -> Non
         ToolCallMetric().compute([[]], [[["f", {"x": 1}]]])
     with pytest.raises(ToolCallParseError, match="a list of strings is not a list of calls"):
         ToolCallMetric().compute([[]], [[["f", "g"]]])
+
+
+@pytest.mark.parametrize("n", [70_000, 124_999, 125_000, 200_000])
+@pytest.mark.parametrize("dtype", ["int64", "float64", "bool", "<U1"])
+def test_a_numpy_array_spends_the_size_budget_as_its_plain_value(n: int, dtype: str) -> None:
+    # numpy exactly as plain: an array was charged 8 bytes an element before its copy and
+    # again as the copy was walked, so np.arange(70_000) was "input larger than" MAX_BYTES
+    # where the equal plain list scored 1.0
+    np = pytest.importorskip("numpy")
+    array = np.zeros(n, dtype=dtype) if dtype != "<U1" else np.full(n, "a")
+    metric = ToolCallMetric()
+    gold = [("f", {"x": array[:3].tolist()})]  # (a reference too large raises)
+    as_numpy, as_plain = metric([("f", {"x": array})], gold), metric([("f", {"x": array.tolist()})], gold)
+    assert (as_numpy.tp, as_numpy.fp, as_numpy.parse_error) == (as_plain.tp, as_plain.fp, as_plain.parse_error)
+    assert MAX_BYTES == 1_000_000 and (as_plain.parse_error is None) == (n < 125_000 or dtype in ("bool", "<U1"))
+    if n == 70_000:
+        assert as_numpy.parse_error is None  # (before: too large)
+
+
+def test_a_numpy_array_far_over_the_budget_is_refused_before_its_copy() -> None:
+    np = pytest.importorskip("numpy")
+    score = ToolCallMetric()([("f", {"x": np.zeros(10**8, dtype=np.int8)})], [("f", {"x": 1})])
+    assert score.parse_error == f"predictions: structured: input larger than {MAX_BYTES} bytes"
+
+
+def test_an_object_array_holding_itself_is_too_deep_not_a_crash() -> None:
+    np = pytest.importorskip("numpy")
+    itself = np.empty((), dtype=object)
+    itself[()] = itself
+    score = ToolCallMetric()([("f", {"x": itself})], [("f", {"x": 1})])
+    assert score.parse_error == "predictions: structured: nested deeper than 64 levels"
