@@ -1,8 +1,9 @@
 """Tool schemas: parameters, required, defaults, types and importance weights (SPEC §3).
 
 A list of function schemas (OpenAI ``{"type": "function", "function": {...}}``, a bare
-``{"name", "description", "parameters"}`` as BFCL writes it, or Anthropic's
-``input_schema``) compiles into a :class:`ToolSet`: a lookup from tool name to a
+``{"name", "description", "parameters"}`` as BFCL writes it, Anthropic's ``input_schema``,
+MCP's ``inputSchema``, Gemini's function declarations, bare or as a tool's
+``functionDeclarations``, with ``parameters`` or ``parametersJsonSchema``) compiles into a :class:`ToolSet`: a lookup from tool name to a
 :class:`ToolSpec` with everything the comparison needs (once per content in a metric's memo).
 """
 
@@ -13,7 +14,7 @@ import pickle
 import reprlib
 import sys
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .calls import MAX_DEPTH, ToolCallParseError, ToolCallWarning
@@ -40,7 +41,8 @@ __all__ = [
     "NEAR_MISS_TARGETS",
 ]
 
-#: BFCL's type names, read as JSON Schema types.
+#: BFCL's type names, and the upper-case names of Gemini's schema ``Type`` enum, read as JSON
+#: Schema types.
 TYPE_ALIASES = {
     "dict": "object",
     "float": "number",
@@ -49,7 +51,14 @@ TYPE_ALIASES = {
     "int": "integer",
     "bool": "boolean",
     "list": "array",
+    **{name.upper(): name for name in ("string", "number", "integer", "boolean", "array", "object", "null")},
 }
+
+#: Where a function schema writes its parameters: OpenAI's and BFCL's key, Anthropic's, MCP's,
+#: and Gemini's JSON Schema variant (REST and Python SDK spellings), in that order of precedence.
+PARAMETER_KEYS = ("parameters", "input_schema", "inputSchema", "parametersJsonSchema", "parameters_json_schema")
+#: A Gemini ``Tool`` object's list of function declarations (REST and Python SDK spellings).
+DECLARATION_KEYS = ("functionDeclarations", "function_declarations")
 
 class ParamSpec(NamedTuple):
     """One parameter of a tool: its JSON schema, weight and default (a tuple: 4x cheaper to build)."""
@@ -157,16 +166,17 @@ def _tool_weights(tool: str, entry: Any) -> dict[str, Any]:
     }
 
 
-def _function_of(schema: Any, index: int) -> Mapping[str, Any]:
+def _function_of(schema: Any, where: str) -> Mapping[str, Any]:
+    """A tool list's entry (at ``where``: ``"tools[3]"``) as its function object."""
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
-        raise ValueError(f"tools[{index}]: expected a function schema object, got {type(schema).__name__}")
+        raise ValueError(f"{where}: expected a function schema object, got {type(schema).__name__}")
     if "function" in schema:
         function = schema["function"]
         if type(function) is dict or isinstance(function, Mapping):
             schema = function
     name = schema.get("name")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"tools[{index}]: a function schema needs a non-empty 'name'")
+        raise ValueError(f"{where}: a function schema needs a non-empty 'name'")
     return schema
 
 
@@ -195,8 +205,8 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
         if not isinstance(layer, (list, tuple)):
             raise ValueError(f"tools: expected a list of function schemas, got {type(layer).__name__}")
         here: dict[str, Mapping[str, Any]] = {}
-        for i, schema in enumerate(layer):
-            fn = _function_of(schema, i)
+        for where, schema in _declarations(layer):
+            fn = _function_of(schema, where)
             name = fn["name"]
             if name in here and not _same_parameters(here[name], fn):
                 warnings.warn(
@@ -210,9 +220,31 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
     return list(by_name.values())
 
 
+def _declarations(tools: Sequence[Any]) -> Iterator[tuple[str, Any]]:
+    """A tool list's function schemas, each with where it is (``"tools[3]"``): a Gemini ``Tool``
+    object (``{"functionDeclarations": [...]}``, no name of its own) stands for its declarations
+    (``"tools[3].functionDeclarations[1]"``)."""
+    for i, schema in enumerate(tools):
+        key = None
+        if isinstance(schema, Mapping) and "name" not in schema and "function" not in schema:
+            key = next((k for k in DECLARATION_KEYS if k in schema), None)
+        if key is None:
+            yield f"tools[{i}]", schema
+            continue
+        declarations = schema[key]
+        if not isinstance(declarations, (list, tuple)):
+            raise ValueError(f"tools[{i}].{key}: expected a list of function declarations, "
+                             f"got {type(declarations).__name__}")
+        for j, declaration in enumerate(declarations):
+            yield f"tools[{i}].{key}[{j}]", declaration
+
+
 def _parameters(fn: Mapping[str, Any]) -> Any:
-    """A function schema's parameters as written (OpenAI's and BFCL's, Anthropic's or MCP's key)."""
-    return fn["parameters"] if "parameters" in fn else fn.get("input_schema", fn.get("inputSchema"))
+    """A function schema's parameters as written (the first of :data:`PARAMETER_KEYS` it has)."""
+    for key in PARAMETER_KEYS:
+        if key in fn:
+            return fn[key]
+    return None
 
 
 #: The most pairs of nodes :func:`_same_parameters` compares before giving up.
@@ -352,8 +384,8 @@ class ToolSet:
         #: ``rules=`` by canonical tool name.
         self.by_rules = same.by_rules if same is not None else rules_by_name(self.rules, name_canon)
         by_canon = {name_canon(tool): entry for tool, entry in weights.items()} if weights else {}
-        for i, schema in enumerate(tools):
-            fn = _function_of(schema, i)
+        for where, schema in _declarations(tools):
+            fn = _function_of(schema, where)
             key = name_canon(fn["name"])
             self.by_key[key] = _compile_one(fn, by_canon.get(key), self.by_rules.get(key), self.calls)
         #: Every tool with a schema, weights or rules (one with weights or rules only: without
@@ -544,6 +576,7 @@ SCHEMA_KEYWORDS = frozenset({
     "example", "nullable", "discriminator", "xml", "externalDocs", "propertyOrdering",
     # function schemas: OpenAI, Anthropic, MCP, BFCL
     "function", "name", "parameters", "strict", "input_schema", "inputSchema", "outputSchema",
+    "parametersJsonSchema", "parameters_json_schema", "responseJsonSchema", "response_json_schema", "behavior",
     "annotations", "cache_control", "_meta", "icons", "response", "returns", "optional",
     # this metric's weights (SPEC §3)
     "importance",

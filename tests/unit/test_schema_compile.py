@@ -4,6 +4,7 @@ short way for the commonest schema: pinned to the general path)."""
 from __future__ import annotations
 
 import pickle
+from typing import Any
 
 import pytest
 
@@ -71,3 +72,39 @@ def test_a_compiled_tool_set_pickles_and_keeps_its_named_tuples() -> None:
     assert spec._asdict()["weight"] == 2.0 and spec.params["x"].default == 3 and spec.required == frozenset({"x"})
     back = pickle.loads(pickle.dumps(ts)).lookup("f")
     assert back is not None and repr(back).split(", check=")[0] == repr(spec).split(", check=")[0]
+
+
+_GEMINI_DECLARATION = {"name": "f", "description": "Gemini's JSON Schema variant",
+                       "parametersJsonSchema": {"type": "object", "properties": {"x": {"type": "integer"}},
+                                                "required": ["x"]}}
+
+
+@pytest.mark.parametrize("tools", [
+    [_GEMINI_DECLARATION],
+    [{"functionDeclarations": [_GEMINI_DECLARATION]}],
+    [{"function_declarations": [{"name": "f", "parameters_json_schema": _GEMINI_DECLARATION["parametersJsonSchema"]}]}],
+    # Gemini's OpenAPI-style schema, its types in the upper case of its Type enum
+    [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT", "properties": {"x": {"type": "INTEGER"}},
+                                                            "required": ["x"]}}]}],
+], ids=["parametersJsonSchema", "functionDeclarations", "snake_case", "upper-case types"])
+def test_gemini_function_declarations_declare_their_parameters(tools: list[dict[str, Any]]) -> None:
+    # parametersJsonSchema was not read: every declared argument counted as hallucinated, no
+    # type checked (a silently wrong number); upper-case types warned and went unchecked
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        metric = ToolCallMetric(tools=tools)
+        as_example = ToolCallMetric()
+        ok, wrong_type = metric("[f(x=1)]", [("f", {"x": 1})]), metric('[f(x="1")]', [("f", {"x": 1})])
+        own = as_example("[f(x=1, y=2)]", {"calls": [("f", {"x": 1})], "tools": tools})
+    assert ok.exact and ok.hallucinated_args == 0
+    assert not wrong_type.exact and wrong_type.hallucinated_args == 0
+    assert own.hallucinated_args == 1 and not own.exact
+
+
+def test_a_gemini_tool_object_that_is_not_a_list_of_declarations_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^tools\[1\]\.functionDeclarations: expected a list of function declarations, got int$"):
+        ToolCallMetric(tools=[{"name": "g"}, {"functionDeclarations": 3}])
+    with pytest.raises(ValueError, match=r"^tools\[0\]\.functionDeclarations\[0\]: a function schema needs a non-empty 'name'$"):
+        ToolCallMetric(tools=[{"functionDeclarations": [{"description": "no name"}]}])
