@@ -27,10 +27,12 @@ after the table (``preds.jsonl:3: python: unbalanced brackets ...``). Warnings g
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import json
 import math
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -41,7 +43,7 @@ from typing import IO, Any, TextIO
 
 from . import COMPILED, VERSION, Score, Settings, Tally, ToolCallMetric, ToolCallParseError
 from .metric import mostly_unreadable, reference_group
-from .values import DuplicateKeyError, held_json, loads_strict
+from .values import MAX_DEPTH, WALK_DEPTH, DuplicateKeyError, held_json, loads_strict
 from .resampling import TESTS, Units, check_interval, interval, signature_parts
 from .significance import compare
 from .templates import TemplateReader
@@ -84,6 +86,9 @@ class _Line:
     value: Any  # the parsed JSON value (None when ``error`` says why there is none)
     nbytes: int  # bytes consumed up to and including this line (for the progress bar)
     error: str | None = None  # why the line is not a JSON value
+    #: the fields of the line (its keys; None: the line's value itself) holding JSON nested
+    #: deeper than the decoder recurses, read only to :data:`_KEPT_DEPTH` levels (:func:`_parse_deep`)
+    deep: frozenset[str | None] = frozenset()
 
 
 class _Source:
@@ -112,12 +117,12 @@ class _Source:
                 pending += len(raw)
                 continue
             n, pending = len(raw) + pending, 0
-            value, error = _parse_line(raw)
+            value, error, deep = _parse_line(raw)
             if first and error is not None and _opens_an_array(raw):
                 raise InputError(f"{self.where(lineno)}: this is a JSON array, not JSONL: the input must hold one JSON "
                                  f"object per line (convert it: jq -c '.[]' {self.name} > examples.jsonl)")
             first = False
-            yield _Line(lineno, value, n, error)
+            yield _Line(lineno, value, n, error, deep)
 
     def count_rest(self) -> int:
         """Non-blank lines not read yet (not parsed: only counted)."""
@@ -134,23 +139,170 @@ def _opens_an_array(raw: bytes) -> bool:
     return line.startswith(b"[") and (line == b"[" or line.endswith(b","))
 
 
-def _parse_line(raw: bytes) -> tuple[Any, str | None]:
-    """One JSONL line → (value, None) or (None, why it is not a JSON value)."""
+def _parse_line(raw: bytes) -> tuple[Any, str | None, frozenset[str | None]]:
+    """One JSONL line → (value, None, the fields nested too deeply to read whole: see
+    :func:`_parse_deep`) or (None, why it is not a JSON value, no fields)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        return None, f"not valid UTF-8: {err.reason} at byte {err.start}"
+        return None, f"not valid UTF-8: {err.reason} at byte {err.start}", frozenset()
     text = text.rstrip("\r\n")
     try:
-        return _loads(text), None
+        return _loads(text), None, frozenset()
     except DuplicateKeyError as err:
-        return None, str(err)
+        return None, str(err), frozenset()
     except json.JSONDecodeError as err:
-        return None, f"invalid JSON: {err.msg} (column {err.colno})"
-    except RecursionError:
-        return None, "invalid JSON: nested too deeply"
+        return None, f"invalid JSON: {err.msg} (column {err.colno})", frozenset()
+    except RecursionError:  # valid JSON may nest deeper than the decoder recurses
+        return _parse_deep(text)
     except ValueError as err:  # an integer of more than 4,300 digits
-        return None, f"invalid JSON: {err}"
+        return None, f"invalid JSON: {err}", frozenset()
+
+
+# --------------------------------------------------------------------------- JSON nested deeply
+
+#: How many levels of a line nested beyond what the decoder recurses are kept (past every
+#: limit of the scorer: :data:`~toolcall_f1.values.WALK_DEPTH`, and so ``MAX_DEPTH``).
+_KEPT_DEPTH = max(256, WALK_DEPTH + 1)
+
+#: A JSON string (its brackets are text; one never closed runs to the end), or a run of
+#: opening or of closing brackets.
+_BRACKETS = re.compile(r'"(?:[^"\\]++|\\.?)*+"?|[\[{]++|[\]}]++', re.S)
+
+
+def _parse_deep(text: str) -> tuple[Any, str | None, frozenset[str | None]]:
+    """A line the decoder could not read for its depth → (its value, None, the fields cut) or
+    (None, why it is not JSON, no fields), in linear time, by the same decoder.
+
+    The line is cut into slices of :data:`_KEPT_DEPTH` levels; each slice is decoded with the
+    containers below it written as empty ones (``[]``, ``{}``), so every character is decoded
+    once and JSON that is not valid at any depth is reported as such. The value is the top
+    slice: real to :data:`_KEPT_DEPTH` levels, then an empty container — deeper than every
+    limit of the scorer, so a prediction read so gets the verdict the API gives the whole
+    value (one parse error: "nested deeper than 64 levels"; under ``--order turns``, its
+    turn's). The fields cut are named (a field's key; None when the line is no object): only
+    a prediction may be one (:func:`_refuse_deep`)."""
+    spans, fields = _deep_spans(text)
+    value: Any = None
+    errors: list[tuple[int, str]] = []  # (column, message): the first in the line is the decoder's
+    for generation, (combined, where) in enumerate(_deep_layers(text, spans)):
+        try:
+            decoded = _loads(combined)
+        except DuplicateKeyError as err:
+            column = None if err.column is None else _column(where, err.column - 1, len(text))
+            errors.append((column or 0, str(DuplicateKeyError(err.key, line=1, column=column, data=True))))
+        except json.JSONDecodeError as err:
+            column = _column(where, err.pos, len(text))
+            errors.append((column, f"invalid JSON: {err.msg} (column {column})"))
+        except RecursionError:  # (the call came in already deep)
+            return None, "invalid JSON: nested too deeply", frozenset()
+        except ValueError as err:  # an integer of more than 4,300 digits
+            errors.append((len(text) + 1, f"invalid JSON: {err}"))
+        else:
+            if generation == 0:
+                value = decoded
+    if errors:  # the first in the line: a slice's decoding may also fail further on for an error above it
+        return None, min(errors)[1], frozenset()
+    return value, None, _cut_fields(text, spans, fields) if isinstance(value, dict) else frozenset([None])
+
+
+def _cut_fields(text: str, spans: list[tuple[int, int, int]], fields: list[tuple[int, int, int]]) -> frozenset[str | None]:
+    """The keys of a JSON object line (valid: decoded) whose values hold a cut ``spans`` (each
+    inside one field's value: ``fields``, as (value's start, key's start, key's end) in order)."""
+    starts = [start for start, _, _ in fields]
+    cut: set[str | None] = set()
+    for start, _, _ in spans:
+        _, key_start, key_end = fields[bisect.bisect_right(starts, start) - 1]
+        cut.add(_loads(text[key_start:key_end]))
+    return frozenset(cut)
+
+
+def _column(where: list[tuple[int, int]], pos: int, size: int) -> int:
+    """The 1-based column in the line of position ``pos`` of a text :func:`_deep_layers` made."""
+    i = bisect.bisect_right(where, (pos, size)) - 1
+    return min(where[i][1] + pos - where[i][0] + 1, size + 1) if i >= 0 else 1
+
+
+def _deep_layers(text: str, spans: list[tuple[int, int, int]]) -> list[tuple[str, list[tuple[int, int]]]]:
+    """The texts :func:`_parse_deep` decodes, top slice first: the line with its containers
+    opening :data:`_KEPT_DEPTH` levels down written empty, then, for each slice further down,
+    one JSON array of its containers (written so in turn). Each text comes with where it is
+    taken from: (offset in the text, offset in ``text``) at the start of each piece."""
+    by_generation: list[list[tuple[int, int]]] = [[(0, len(text))]]
+    for start, end, generation in sorted(spans):
+        while len(by_generation) <= generation:
+            by_generation.append([])
+        by_generation[generation].append((start, end))
+    layers = []
+    for generation, parents in enumerate(by_generation):
+        children = by_generation[generation + 1] if generation + 1 < len(by_generation) else []
+        layers.append(_layer(text, parents, children, wrap=generation > 0))
+    return layers
+
+
+def _layer(text: str, parents: list[tuple[int, int]], children: list[tuple[int, int]],
+           wrap: bool) -> tuple[str, list[tuple[int, int]]]:
+    """The ``parents`` slices of ``text`` with the ``children`` in them (both in order) written
+    as empty containers, joined into one JSON array when ``wrap``; and where each piece is from."""
+    pieces: list[str] = ["["] if wrap else []
+    where: list[tuple[int, int]] = []
+    size = len(pieces)
+    k = 0
+    for n, (start, end) in enumerate(parents):
+        if n:
+            pieces.append(",")
+            size += 1
+        at = start
+        while k < len(children) and children[k][0] < end:
+            c_start, c_end = children[k]
+            where.append((size, at))
+            pieces.append(text[at:c_start])
+            size += c_start - at
+            where.append((size, c_start))
+            pieces.append("[]" if text[c_start] == "[" else "{}")
+            size += 2
+            at = c_end
+            k += 1
+        where.append((size, at))
+        pieces.append(text[at:end])
+        size += end - at
+    if wrap:
+        pieces.append("]")
+    return "".join(pieces), where
+
+
+def _deep_spans(text: str) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+    """(start, end, slice) of every container of ``text`` opening ``k`` × :data:`_KEPT_DEPTH`
+    levels down (``k`` ≥ 1, its slice), found by counting brackets outside JSON strings, a run
+    of them at once; one left open ends at the end of the text (its decoding then says so).
+    And (start, key's start, key's end) of each container one level down, with the string
+    before it (its key, when the text is an object)."""
+    spans: list[tuple[int, int, int]] = []
+    fields: list[tuple[int, int, int]] = []
+    opened: list[tuple[int, int]] = []  # (start, depth) of the cut containers not closed yet
+    depth = 0
+    key = (0, 0)
+    for match in _BRACKETS.finditer(text):
+        first, run = match.start(), match.end() - match.start()
+        if text[first] == '"':
+            if depth == 1:
+                key = (first, match.end())
+            continue
+        if text[first] in "[{":
+            if depth == 1 or (depth == 0 and run > 1):
+                fields.append((first + 1 - depth, *key))
+            cut = max(1, -(-depth // _KEPT_DEPTH)) * _KEPT_DEPTH + 1  # the first cut deeper than depth
+            while cut <= depth + run:
+                opened.append((first + cut - depth - 1, cut))
+                cut += _KEPT_DEPTH
+            depth += run
+        else:
+            while opened and opened[-1][1] > depth - run:
+                start, cut = opened.pop()
+                spans.append((start, first + depth - cut + 1, cut // _KEPT_DEPTH))
+            depth -= run
+    spans.extend((start, len(text), cut // _KEPT_DEPTH) for start, cut in opened)
+    return spans, fields
 
 
 class _LineError(Exception):
@@ -294,6 +446,10 @@ def _example(
             raise _LineError(f"{src.where(rec.line)}: {rec.error}")
     pf = args.prediction_field or (None if two_files else "prediction")
     rf = args.reference_field or (None if two_files else "reference")
+    if prec.deep or rrec.deep:  # (no prediction field: the whole line is the prediction)
+        _refuse_deep(pred_src, prec, prec.deep - (prec.deep if pf is None else {pf}), rf, not two_files)
+        if two_files:
+            _refuse_deep(ref_src, rrec, rrec.deep, rf, True)
     pred = _field(pred_src, prec, pf, "--prediction-field" if i == 0 else None) if pf else prec.value
     ref = _field(ref_src, rrec, rf, "--reference-field" if i == 0 else None) if rf else rrec.value
     has_tools = False
@@ -307,6 +463,21 @@ def _example(
         ident = prec.value.get(args.id_field, _NO_ID)
     unused_tools = args.tools_field is None and isinstance(rrec.value, Mapping) and "tools" in rrec.value
     return _Example(i, pred, ref, pred_src, prec.line, ref_src, rrec.line, ident, prec.nbytes, has_tools, unused_tools)
+
+
+def _refuse_deep(src: _Source, rec: _Line, cut: frozenset[str | None], reference_field: str | None,
+                 holds_reference: bool) -> None:
+    """A :class:`_LineError` for the fields ``cut`` of a line read only in part
+    (:func:`_parse_deep`), the prediction's left out: a reference so deep (the line's
+    ``reference_field``, or the line itself when None) is refused in the API's words, and so
+    is any other field (tools, an id, ...), whose value would be scored or shown cut. The
+    prediction is read so as the API reads it whole: one parse error."""
+    if holds_reference and cut and (reference_field is None or reference_field in cut):
+        raise _LineError(f"{src.where(rec.line)}: reference: structured: nested deeper than {MAX_DEPTH} levels")
+    named = sorted(key for key in cut if key is not None)  # (None: the line is no object, as _field says)
+    if named:
+        raise _LineError(f"{src.where(rec.line)}: field {named[0]!r}: nested deeper than {MAX_DEPTH} levels "
+                         "(only a prediction may be: it is then one parse error)")
 
 
 def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
@@ -1165,7 +1336,10 @@ def _jsonl_values(path: str, field: str | None, what: str, tools_field: str | No
             else:
                 value = rec.value if field is None else rec.value[field]
                 tools = rec.value.get(tools_field) if tools_field and isinstance(rec.value, Mapping) else None
+                predicted = what == "prediction"  # (no field: the whole line is the prediction)
+                cut = rec.deep - (rec.deep if field is None else {field}) if predicted else rec.deep
                 try:
+                    _refuse_deep(src, rec, cut, field, not predicted)
                     values.append(_with_tools(src, rec, value, tools))
                 except _LineError as err:
                     problems.append(str(err))

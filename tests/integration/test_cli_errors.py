@@ -69,8 +69,11 @@ HOSTILE = [
      ["--input", str(TRACES), "--weights", "{weights}"], "{weights}: invalid JSON in weights: Exceeds the limit"),
     ("tools-too-deep-for-json", {"tools": "[" * 100_000 + "]" * 100_000},
      ["--input", str(TRACES), "--tools", "{tools}"], "{tools}: invalid JSON in tools: nested too deeply"),
+    # JSON deeper than the decoder recurses is still JSON (a deep prediction scores: test_cli_deep_lines.py)
     ("jsonl-too-deep-for-json", {"inp": "[" * 100_000 + "]" * 100_000 + "\n"},
-     ["--input", "{inp}"], "{inp}:1: invalid JSON: nested too deeply"),
+     ["--input", "{inp}"], "{inp}:1: expected a JSON object with a field 'prediction', got list"),
+    ("jsonl-too-deep-and-unclosed", {"inp": '{"prediction": ' + "[" * 100_000 + ', "reference": []}\n'},
+     ["--input", "{inp}"], "{inp}:1: invalid JSON: Expecting value (column 100016)"),
     ("required-unhashable", {"tools": json.dumps([{"name": "f", "parameters": {"type": "object", "required": [["a"]]}}])},
      ["--input", str(TRACES), "--tools", "{tools}"], "{tools}: "),
     ("not-utf8", {"inp": b'{"prediction": "\xff", "reference": []}\n'},
