@@ -682,12 +682,8 @@ def _fast_python_calls(text: str) -> list[Call] | None:
     if first == "[":
         if last != "]":
             return None
-    elif last != ")" or first not in _NAME_START:
-        return None
-    else:
-        head = text[: text.find("(")]
-        if "\n" in head or "\r" in head:
-            return None
+    elif last != ")" or first not in _NAME_START or "\n" in (head := text[: text.find("(")]) or "\r" in head:
+        return None  # (one call's name must stand on one line)
     toks: list[str] = _FAST_TOKEN.findall(text)
     listed = first == "["
     calls: list[Call] = []
@@ -714,7 +710,15 @@ def _fast_python_calls(text: str) -> list[Call] | None:
                 key = toks[i]
                 if key[0] not in _NAME_START or key in _KEYWORDS or toks[i + 1] != "=" or key in args:
                     return None
-                args[key], i = _fast_value(toks, i + 2, 2)
+                value = toks[i + 2]
+                c = value[0]
+                # strings and plain integers, the commonest values, read here: no call per value
+                if (c == "'" or c == '"') and len(value) > 1:
+                    args[key], i = value[1:-1], i + 3
+                elif c in _DIGITS and value.isdigit() and (c != "0" or len(value) == 1):  # (as _number)
+                    args[key], i = int(value), i + 3
+                else:
+                    args[key], i = _fast_value(toks, i + 2, 2)
                 if toks[i] == ",":
                     i += 1
                 elif toks[i] != ")":
@@ -750,7 +754,8 @@ def python_whole(
     JSON first (an object that is an answer, no call's key, is no call), then as a Python
     rendering of JSON calls (``[{'name': 'f', ...}]``), the JSON error kept when both fail.
     """
-    if plain and (text[0] == "{" or _JSON_LIST_START.match(text)):
+    # (a "[" and then a name, the usual Python call list, cannot open JSON: no pattern asked)
+    if plain and (text[0] == "{" or (text[1:2] not in _NAME_START and _JSON_LIST_START.match(text))):
         try:
             if text[0] == "{" and _json_answer(text):
                 return []
