@@ -559,8 +559,10 @@ def _calls_from_expr(
 # regular-expression scan and a small recursive descent is several times faster than
 # building an ``ast`` and walking it; anything unusual is left to the ``ast`` reader.
 
+# Names first, the commonest token: the branches start with distinct characters (so their order
+# changes no token) but ``re`` tries them in order; the catch-all must stay last.
 _FAST_TOKEN = re.compile(
-    r"""'[^'\\\n\r\x00]*'|"[^"\\\n\r\x00]*"|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*|[^ \t\n\r]"""
+    r"""[A-Za-z_][A-Za-z0-9_]*|'[^'\\\n\r\x00]*'|"[^"\\\n\r\x00]*"|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[^ \t\n\r]"""
 )
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _KEYWORDS = frozenset(keyword.kwlist)
@@ -680,12 +682,8 @@ def _fast_python_calls(text: str) -> list[Call] | None:
     if first == "[":
         if last != "]":
             return None
-    elif last != ")" or first not in _NAME_START:
-        return None
-    else:
-        head = text[: text.find("(")]
-        if "\n" in head or "\r" in head:
-            return None
+    elif last != ")" or first not in _NAME_START or "\n" in (head := text[: text.find("(")]) or "\r" in head:
+        return None  # (one call's name must stand on one line)
     toks: list[str] = _FAST_TOKEN.findall(text)
     listed = first == "["
     calls: list[Call] = []
@@ -712,7 +710,15 @@ def _fast_python_calls(text: str) -> list[Call] | None:
                 key = toks[i]
                 if key[0] not in _NAME_START or key in _KEYWORDS or toks[i + 1] != "=" or key in args:
                     return None
-                args[key], i = _fast_value(toks, i + 2, 2)
+                value = toks[i + 2]
+                c = value[0]
+                # strings and plain integers, the commonest values, read here: no call per value
+                if (c == "'" or c == '"') and len(value) > 1:
+                    args[key], i = value[1:-1], i + 3
+                elif c in _DIGITS and value.isdigit() and (c != "0" or len(value) == 1):  # (as _number)
+                    args[key], i = int(value), i + 3
+                else:
+                    args[key], i = _fast_value(toks, i + 2, 2)
                 if toks[i] == ",":
                     i += 1
                 elif toks[i] != ")":
@@ -748,7 +754,8 @@ def python_whole(
     JSON first (an object that is an answer, no call's key, is no call), then as a Python
     rendering of JSON calls (``[{'name': 'f', ...}]``), the JSON error kept when both fail.
     """
-    if plain and (text[0] == "{" or _JSON_LIST_START.match(text)):
+    # (a "[" and then a name, the usual Python call list, cannot open JSON: no pattern asked)
+    if plain and (text[0] == "{" or (text[1:2] not in _NAME_START and _JSON_LIST_START.match(text))):
         try:
             if text[0] == "{" and _json_answer(text):
                 return []

@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 from .strategies import call_lists, render_python
 from toolcall_f1.calls import ToolCallParseError
-from toolcall_f1.reading import Context, _calls_from_expr, _fast_python_calls, _parse_expr, python_whole
+from toolcall_f1.reading import (
+    _FAST_TOKEN,
+    Context,
+    _calls_from_expr,
+    _fast_python_calls,
+    _parse_expr,
+    python_whole,
+)
 
 
 def _ast_reader(text: str) -> Any:
@@ -60,6 +67,9 @@ EDGES = [
     # a run of digits is one token (the old tokenizer was quadratic on it)
     "[f(a=" + "0" * 5000 + ")]", "[f(a=0" + "0" * 50 + "1)]", "[f(a=" + "0" * 50 + ".5)]", "[f(a=1e5e5)]",
     "[f(a=1e)]", "[f(a=1.5.5)]", "[f(a=0" + "0" * 50 + "e1)]",
+    # the argument loop reads strings and plain integers itself (leading zeros, empty strings)
+    "[f(a='', b=\"\", c=0, d=10, e=01, f=0.5, g=-3, h='x' , i=7 )]", "[f(a=0)]", "[f(a=01)]", "[f(a=')]",
+    "[f(a=1" + "0" * 4300 + ")]", "[f(a=1x)]", "[f(a='x'y)]", "[f(a=\"x\"\"y\")]",
 ]
 
 
@@ -71,6 +81,31 @@ def test_edge_cases(text: str) -> None:
 def test_everyday_calls_take_the_fast_path() -> None:
     assert _fast_python_calls("[get_weather(city='Paris', days=3), math.factorial(number=5)]") is not None
     assert _fast_python_calls("f(a=[1, -2.5, {'k': None}], b=(1,), c=x)") is not None
+
+
+def test_tokens_are_those_of_the_ast_reader_s_grammar() -> None:
+    """Each token kind once (the tokenizer's branches start with distinct characters, so
+    their order changes no token)."""
+    text = "[a.b(c='x', d=\"y\", e=1.5e3, f=.5, g=10, h=[-1, {'k': (None,)}])] é"
+    assert _FAST_TOKEN.findall(text) == [
+        "[", "a", ".", "b", "(", "c", "=", "'x'", ",", "d", "=", '"y"', ",", "e", "=", "1.5e3", ",",
+        "f", "=", ".5", ",", "g", "=", "10", ",", "h", "=", "[", "-", "1", ",", "{", "'k'", ":", "(",
+        "None", ",", ")", "}", "]", ")", "]", "é",
+    ]
+
+
+def test_plain_values_are_read_as_the_ast_reader_reads_them() -> None:
+    calls = _fast_python_calls("[f(a='', b=\"q\", c=0, d=10, e=2.5, f=True)]")
+    assert calls is not None
+    assert repr(dict(calls[0].arguments)) == "{'a': '', 'b': 'q', 'c': 0, 'd': 10, 'e': 2.5, 'f': True}"
+    assert _fast_python_calls("[f(a=01)]") is None and _fast_python_calls("[f(a=')]") is None
+
+
+def test_a_bracket_then_a_name_is_python_and_a_bracket_then_an_object_is_json() -> None:
+    assert python_whole("[f(a=1)]", Context(), plain=True)[0].name == "f"
+    assert python_whole('[ {"name": "g", "arguments": {}}]', Context(), plain=True)[0].name == "g"
+    with pytest.raises(ToolCallParseError, match="json"):  # read as JSON: the JSON error is kept
+        python_whole('[ {"name": "g", "arguments": }]', Context(), plain=True)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
