@@ -476,8 +476,8 @@ def _refuse_deep(src: _Source, rec: _Line, cut: frozenset[str | None], reference
         raise _LineError(f"{src.where(rec.line)}: reference: structured: nested deeper than {MAX_DEPTH} levels")
     named = sorted(key for key in cut if key is not None)  # (None: the line is no object, as _field says)
     if named:
-        raise _LineError(f"{src.where(rec.line)}: field {named[0]!r}: nested deeper than {MAX_DEPTH} levels "
-                         "(only a prediction may be: it is then one parse error)")
+        raise _LineError(f"{src.where(rec.line)}: field {named[0]!r}: nested too deeply to read (deeper than the "
+                         "JSON decoder recurses; only a prediction may be: it is then one parse error)")
 
 
 def _load_json_file(path: str, what: str, kind: type, expected: str) -> Any:
@@ -772,7 +772,7 @@ def _add_input_options(src: argparse._ArgumentGroup) -> None:
     src.add_argument(
         "--tools",
         metavar="FILE",
-        help="JSON file: a list of tool schemas (OpenAI or BFCL form, 'importance' weights)",
+        help="JSON file: a list of tool schemas (OpenAI, BFCL, Anthropic, MCP or Gemini form, 'importance' weights)",
     )
     src.add_argument(
         "--weights",
@@ -1205,6 +1205,12 @@ def _collect_warnings(run: _Run) -> Any:
     return show
 
 
+def _print_warnings(run: _Run) -> None:
+    """The warnings :func:`_collect_warnings` kept, on stderr, one line each (with a count)."""
+    for text, times in run.warnings.items():
+        _print_err(f"{PROG}: warning: {text}" + (f" (x{times})" if times > 1 else ""))
+
+
 def _notes(result: Mapping[str, Any], args: argparse.Namespace) -> str:
     """The lines under the table that say how to read it (for someone new to the tool)."""
     n_err = result["num_parse_errors"]
@@ -1233,8 +1239,7 @@ def _report(run: _Run, result: Mapping[str, Any], args: argparse.Namespace) -> N
     n_err, n = result["num_parse_errors"], result["num_examples"]
     if mostly_unreadable(n_err, n):  # the core's compute() warning, in the CLI's words
         run.warnings[f"{n_err} of {n} predictions could not be read: is --prediction-format {args.prediction_format!r} right?"] = 1
-    for text, times in run.warnings.items():
-        _print_err(f"{PROG}: warning: {text}" + (f" (x{times})" if times > 1 else ""))
+    _print_warnings(run)
     if n_err:
         shown = "" if n_err <= len(run.parse_errors) else f"; the first {len(run.parse_errors)}"
         _print_err(f"{PROG}: {n_err} prediction(s) could not be read (scored as no calls){shown}:")
@@ -1381,13 +1386,19 @@ def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
         if name in systems:
             raise InputError(f"{path}: given twice")
         systems[name] = _jsonl_values(path, args.prediction_field, "prediction")
-    settings = _metric(args).settings
-    chosen = {name: getattr(settings, name) for name in Settings.names()}
+    run = _Run([], {}, units=None)
     try:
-        result = compare(systems, references, test=args.test, n_resamples=args.n_resamples, seed=args.seed,
-                         confidence_level=args.confidence, **chosen)
+        with warnings.catch_warnings():  # the scorer's and the test's warnings, in the CLI's words (as score's)
+            warnings.simplefilter("always", UserWarning)
+            warnings.showwarning = _collect_warnings(run)
+            settings = _metric(args).settings
+            chosen = {name: getattr(settings, name) for name in Settings.names()}
+            result = compare(systems, references, test=args.test, n_resamples=args.n_resamples, seed=args.seed,
+                             confidence_level=args.confidence, **chosen)
     except (ValueError, TypeError) as err:
         raise InputError(str(err)) from None
+    finally:
+        _print_warnings(run)
     if args.output_format == "json":
         _write(stdout, json.dumps(result, ensure_ascii=False) + "\n")
         return EXIT_OK

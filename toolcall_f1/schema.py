@@ -52,6 +52,7 @@ TYPE_ALIASES = {
     "bool": "boolean",
     "list": "array",
     **{name.upper(): name for name in ("string", "number", "integer", "boolean", "array", "object", "null")},
+    "TYPE_UNSPECIFIED": "any",
 }
 
 #: Where a function schema writes its parameters: OpenAI's and BFCL's key, Anthropic's, MCP's,
@@ -59,6 +60,14 @@ TYPE_ALIASES = {
 PARAMETER_KEYS = ("parameters", "input_schema", "inputSchema", "parametersJsonSchema", "parameters_json_schema")
 #: A Gemini ``Tool`` object's list of function declarations (REST and Python SDK spellings).
 DECLARATION_KEYS = ("functionDeclarations", "function_declarations")
+#: The fields of a Gemini ``Tool`` object (REST and Python SDK spellings): one with any of them
+#: and no name is a tool object, standing for its function declarations (none for a built-in
+#: tool such as Google Search, which declares no function).
+GEMINI_TOOL_KEYS = frozenset({
+    *DECLARATION_KEYS, "googleSearch", "google_search", "googleSearchRetrieval", "google_search_retrieval",
+    "codeExecution", "code_execution", "urlContext", "url_context", "computerUse", "computer_use", "retrieval",
+    "googleMaps", "google_maps", "enterpriseWebSearch", "enterprise_web_search", "fileSearch", "file_search",
+})
 
 class ParamSpec(NamedTuple):
     """One parameter of a tool: its JSON schema, weight and default (a tuple: 4x cheaper to build)."""
@@ -176,7 +185,8 @@ def _function_of(schema: Any, where: str) -> Mapping[str, Any]:
             schema = function
     name = schema.get("name")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"{where}: a function schema needs a non-empty 'name'")
+        keys = ", ".join(repr(k) for k in list(schema)[:5]) or "none"
+        raise ValueError(f"{where}: a function schema needs a non-empty 'name' (its keys: {keys})")
     return schema
 
 
@@ -222,14 +232,15 @@ def merge_plain_tools(*layers: Sequence[Mapping[str, Any]] | None) -> list[Mappi
 
 def _declarations(tools: Sequence[Any]) -> Iterator[tuple[str, Any]]:
     """A tool list's function schemas, each with where it is (``"tools[3]"``): a Gemini ``Tool``
-    object (``{"functionDeclarations": [...]}``, no name of its own) stands for its declarations
-    (``"tools[3].functionDeclarations[1]"``)."""
+    object (``{"functionDeclarations": [...]}``, or a built-in tool such as ``{"googleSearch": {}}``:
+    no name of its own) stands for its declarations (``"tools[3].functionDeclarations[1]"``)."""
     for i, schema in enumerate(tools):
-        key = None
-        if isinstance(schema, Mapping) and "name" not in schema and "function" not in schema:
-            key = next((k for k in DECLARATION_KEYS if k in schema), None)
-        if key is None:
+        if not (isinstance(schema, Mapping) and "name" not in schema and "function" not in schema
+                and not GEMINI_TOOL_KEYS.isdisjoint(schema)):
             yield f"tools[{i}]", schema
+            continue
+        key = next((k for k in DECLARATION_KEYS if schema.get(k) is not None), None)
+        if key is None:  # a built-in tool (or declarations left unset): no function
             continue
         declarations = schema[key]
         if not isinstance(declarations, (list, tuple)):
@@ -240,11 +251,15 @@ def _declarations(tools: Sequence[Any]) -> Iterator[tuple[str, Any]]:
 
 
 def _parameters(fn: Mapping[str, Any]) -> Any:
-    """A function schema's parameters as written (the first of :data:`PARAMETER_KEYS` it has)."""
-    for key in PARAMETER_KEYS:
-        if key in fn:
-            return fn[key]
-    return None
+    """A function schema's parameters as written: the one of :data:`PARAMETER_KEYS` it gives a
+    value (a key holding None, as an SDK's dump writes a field left unset, gives none); two are
+    refused (Gemini's ``parameters`` and ``parametersJsonSchema`` exclude each other; which one
+    counts would be a guess)."""
+    given = [key for key in PARAMETER_KEYS if fn.get(key) is not None]
+    if len(given) > 1:
+        raise ValueError(f"tool {fn.get('name')!r}: both {given[0]!r} and {given[1]!r} declare its parameters; "
+                         "give one")
+    return fn[given[0]] if given else None
 
 
 #: The most pairs of nodes :func:`_same_parameters` compares before giving up.
@@ -342,7 +357,8 @@ def _param_spec(tool: str, name: str, schema: Mapping[str, Any]) -> ParamSpec:
     declared: Any = schema.get("type")
     # the commonest schema (a known type name, no subschema) has nothing to check, and its check
     # is its type name's: what type_check compiles it to (tests/unit/test_schema_compile.py)
-    plain = type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)
+    plain = (type(declared) is str and declared in KNOWN_TYPES and _PLAIN_KEYS.issuperset(schema)
+             and schema.get("nullable") is not True)
     if not plain:
         where = f"tool {tool!r} parameter {name!r}"
         check_schema(schema, where)
@@ -583,7 +599,7 @@ SCHEMA_KEYWORDS = frozenset({
 })
 #: The keywords whose misspelling would silently change a score (SPEC §3): a key within
 #: Damerau–Levenshtein distance 2 of one, where that one is absent, is refused.
-NEAR_MISS_TARGETS = ("parameters", "properties", "required", "type", "items", "importance")
+NEAR_MISS_TARGETS = ("parameters", "properties", "required", "type", "items", "importance", "parametersJsonSchema")
 #: Keys a parameter's schema may hold that need no check beyond its type name.
 _PLAIN_KEYS = SCHEMA_KEYWORDS - _SUBSCHEMAS
 
@@ -818,6 +834,8 @@ def _compile(schema: Any, unions: int) -> _Check:
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (``type`` first: ABCs are slow)
         return _anything
     declared = schema.get("type")
+    if schema.get("nullable") is True and declared is not None:  # OpenAPI's (Gemini's) way to allow null
+        declared = [*(declared if isinstance(declared, (list, tuple)) else [declared]), "null"]
     if type(declared) is str and "anyOf" not in schema and "oneOf" not in schema:
         return _type_name_check(declared, schema, unions)  # the commonest schema, in short
     of_type: _Check

@@ -85,3 +85,12 @@ def test_score_confidence_gives_the_core_interval(tmp_path: Path, capsys: pytest
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["ci"] == want["ci"]
     assert main(["score", "-i", path, "--confidence", "2", "--no-progress"]) == 2
     assert "--confidence: expected a number between 0 and 1" in capsys.readouterr().err
+
+
+def test_warnings_are_the_cli_s_lines_as_score_s(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # compare printed Python's raw warning (file, line, source line); score's are one line each
+    refs = _write(tmp_path / "refs.jsonl", REFS[:2])
+    base, new = _write(tmp_path / "base.jsonl", BASE[:2]), _write(tmp_path / "new.jsonl", NEW[:2])
+    assert main(["compare", base, new, "--references", refs]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("toolcall-f1: warning: compare: only 2 resampling units") and "cli.py" not in err

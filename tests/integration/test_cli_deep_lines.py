@@ -130,7 +130,7 @@ def test_another_field_nested_too_deeply_is_an_error_naming_the_line_and_field(
     inp = write_lines(tmp_path / "in.jsonl", [example_line(), example_line(**{field: DEEP_TEXT})])
     rc, out, err = score(capsys, "--input", str(inp), *argv)
     assert (rc, out) == (2, "")
-    assert f"{inp}:2: field {field!r}: nested deeper than 64 levels" in err
+    assert f"{inp}:2: field {field!r}: nested too deeply to read (deeper than the JSON decoder recurses" in err
 
 
 @pytest.mark.filterwarnings("ignore:compare. only 3 resampling units")

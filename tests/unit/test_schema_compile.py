@@ -106,5 +106,45 @@ def test_gemini_function_declarations_declare_their_parameters(tools: list[dict[
 def test_a_gemini_tool_object_that_is_not_a_list_of_declarations_is_refused() -> None:
     with pytest.raises(ValueError, match=r"^tools\[1\]\.functionDeclarations: expected a list of function declarations, got int$"):
         ToolCallMetric(tools=[{"name": "g"}, {"functionDeclarations": 3}])
-    with pytest.raises(ValueError, match=r"^tools\[0\]\.functionDeclarations\[0\]: a function schema needs a non-empty 'name'$"):
+    with pytest.raises(ValueError, match=r"^tools\[0\]\.functionDeclarations\[0\]: a function schema needs a non-empty 'name' \(its keys: 'description'\)$"):
         ToolCallMetric(tools=[{"functionDeclarations": [{"description": "no name"}]}])
+
+
+def test_gemini_sdk_dumps_read_as_declared() -> None:
+    # the SDK's model_dump() writes every unset field as None: "parameters": None beside
+    # parametersJsonSchema was read as no parameters (every argument "hallucinated")
+    declaration = {"name": "f", "parameters": None, "description": None,
+                   "parameters_json_schema": {"type": "object", "properties": {"a": {"type": "integer"}}}}
+    tools = [{"google_search": None, "function_declarations": [declaration], "code_execution": None}]
+    result = ToolCallMetric("arg", tools=tools).compute(["[f(a=1.0)]"], [[("f", {"a": 1})]])
+    assert (result["f1"], result["hallucinated_args"]) == (0.5, 0)
+
+
+def test_a_gemini_built_in_tool_declares_no_function() -> None:
+    tools = [{"googleSearch": {}}, {"codeExecution": {}}, {"functionDeclarations": [{"name": "f"}]}]
+    metric = ToolCallMetric(tools=tools)
+    assert metric("[f()]", [("f", {})]).exact and metric("[google_search()]", []).hallucinated_tools == 1
+
+
+def test_two_parameter_keys_are_refused_not_guessed() -> None:
+    both = {"name": "f", "parameters": {"type": "object"}, "parametersJsonSchema": {"type": "object"}}
+    with pytest.raises(ValueError, match=r"^tool 'f': both 'parameters' and 'parametersJsonSchema' declare its "
+                                         r"parameters; give one$"):
+        ToolCallMetric(tools=[both])
+    with pytest.raises(ValueError, match="did you mean 'parametersJsonSchema'"):
+        ToolCallMetric(tools=[{"name": "f", "parametersJsonSchem": {}}])
+
+
+def test_nullable_allows_null() -> None:
+    # OpenAPI's (and Gemini's) nullable: true adds null to the declared types
+    import warnings
+
+    tools = [{"name": "f", "parameters": {"type": "OBJECT", "properties": {
+        "a": {"type": "INTEGER", "nullable": True}, "b": {"type": "integer", "nullable": False},
+        "c": {"type": "TYPE_UNSPECIFIED"}}}}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        metric = ToolCallMetric("arg", tools=tools)
+    score = metric("[f(a=None, b=None, c=None)]", [("f", {"a": None, "b": None, "c": None})])
+    assert [v.verdict for v in score.pairs[0][2].verdicts] == ["agree", "disagree", "agree"]
+    assert not metric("[f(a='x')]", [("f", {"a": "x"})]).exact
