@@ -457,9 +457,12 @@ def _too_large(fmt: str) -> ToolCallParseError:
 
 
 #: The fewest bytes of the budget one element of a numpy array of each dtype kind spends once
-#: plain (an int or float 8, a bool 4, a string at least its quotes; an object array's
-#: elements may spend none: an empty dict).
-_LEAST_BYTES = {"i": 8, "u": 8, "f": 8, "b": 4, "U": 2, "S": 2}
+#: plain (an int or float 8, a bool 4, a string at least its quotes). Any other kind (dates,
+#: durations, complex, void, records) is charged 2: its elements become numbers or values that
+#: are no JSON. An object array's element may spend nothing (an empty dict): 1 each, as a JSON
+#: text of its values spends at least a character for each (so a copy of ten million of them is
+#: refused before it is made).
+_LEAST_BYTES = {"i": 8, "u": 8, "f": 8, "b": 4, "U": 2, "S": 2, "O": 1}
 
 #: The types of the values :func:`_other` returns finished (every other one is a mapping to walk).
 _FINISHED = frozenset({type(None), bool, int, float, AnyOf})
@@ -555,7 +558,7 @@ def _other(value: Any, depth: int, fmt: str, gold: bool, left: list[int]) -> Any
     if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
         # an array too large is refused before its copy is made; the copy then spends what the
         # equal plain value spends (each element at least the bytes of its kind, as walked)
-        least = _LEAST_BYTES.get(getattr(getattr(value, "dtype", None), "kind", ""), 0)
+        least = _LEAST_BYTES.get(getattr(getattr(value, "dtype", None), "kind", ""), 2)
         if least * getattr(value, "size", 1) > left[0]:
             raise _too_large(fmt)
         plain = plain_json(value)

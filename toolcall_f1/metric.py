@@ -68,6 +68,7 @@ class _Run(NamedTuple):
     per_tool: bool  # count per-tool rows
     details: bool  # at call level, judge each argument (not exactness alone)
     context: tuple[ToolSet, Context]  # a tool set and what the readers need of it, made once
+    warned: set[tuple[str, str]]  # the (tool, argument) pairs whose unwinnable gold values were warned about
 
 
 def _setting(name: str) -> Any:
@@ -233,9 +234,9 @@ class ToolCallMetric:
         given = {k: v for k, v in overrides.items() if v is not None}
         if not given:  # (callable rules: the computation's own memo of their answers, SPEC §6b)
             if not self._toolset.callable_rules:
-                return _Run(self.settings, self._toolset, self._canon, per_tool, details, self._context)
+                return _Run(self.settings, self._toolset, self._canon, per_tool, details, self._context, set())
             toolset = self._toolset.for_computation()
-            return _Run(self.settings, toolset, self._canon, per_tool, details, (toolset, Context.of(toolset)))
+            return _Run(self.settings, toolset, self._canon, per_tool, details, (toolset, Context.of(toolset)), set())
         slot = _overrides_slot(given)
         hit = None if slot is None else self._memo.get(slot)
         if hit is None:
@@ -249,7 +250,7 @@ class ToolCallMetric:
         if toolset.callable_rules:  # (the computation's own memo of their answers, SPEC §6b)
             toolset = toolset.for_computation()
             context = (toolset, Context.of(toolset))
-        return _Run(settings, toolset, canon, per_tool, details, context)
+        return _Run(settings, toolset, canon, per_tool, details, context, set())
 
     def _changed(self, given: dict[str, Any]) -> tuple[Settings, ToolSet, Canonicalizer, tuple[ToolSet, Context]]:
         """(the changed settings, their tool set, their canonicalizer, the readers' context)
@@ -340,7 +341,9 @@ class ToolCallMetric:
         slot = ("reference", key, run.settings.reference_format, run.toolset)  # a ToolSet hashes by identity
         hit = None if key is None else self._memo.get(slot)
         if hit is not None:
-            return hit  # type: ignore[no-any-return]
+            if hit[4]:
+                _warn_unwinnable(hit[4], index, run.warned)
+            return hit[:4]  # type: ignore[no-any-return]
         # {"calls": ..., "tools": [...]} → its calls and raw tools (also as JSON text holding the
         # object, SPEC §2; other text is left to the reader, which reads JSON text as the value
         # it holds and reports a key given two values); anything else is the calls. Its tools
@@ -378,8 +381,11 @@ class ToolCallMetric:
                 refuse_nested(golds, toolset.rules_of)
             except ArgumentRuleError as err:
                 raise (err if index is None else err.located(f"example {index}")) from None
+        unwinnable = _unwinnable(golds, toolset) if toolset.has_schema else ()
+        if unwinnable:
+            _warn_unwinnable(unwinnable, index, run.warned)
         if key is not None:
-            self._memo.put(slot, (golds, toolset, digest, ctx))
+            self._memo.put(slot, (golds, toolset, digest, ctx, unwinnable))
         return golds, toolset, digest, ctx
 
     def _example_toolset(self, raw_tools: Any, index: int | None, run: _Run) -> tuple[ToolSet, str, Context]:
@@ -1178,6 +1184,39 @@ def _example_tools_value(raw_tools: Any, index: int | None) -> Any:
         return held_json(raw_tools)
     except DuplicateKeyError as err:
         raise ValueError(f"{_where(index)}: {err.describe('tools')}") from None
+
+
+def _unwinnable(golds: Sequence[GoldCall], toolset: ToolSet) -> tuple[tuple[str, str, Any], ...]:
+    """``(tool, argument, declared type)`` of every gold argument that no prediction can agree
+    with: each of its accepted values breaks the type its schema declares (SPEC §3: BFCL's
+    multi-turn data has ``ticket_id='ticket_001'`` for an integer). A nested answer, and a value
+    too large to check, are not judged here."""
+    found = []
+    for gold in golds:
+        tool = toolset.lookup(gold.name)
+        for key, accepted in (gold.arguments.items() if tool is not None else ()):
+            param = tool.params.get(key)  # type: ignore[union-attr]
+            if param is None or not accepted.plain or not accepted.values:  # (only BFCL's optional marker "")
+                continue
+            try:
+                if not any(param.check(value) for value in accepted.values):
+                    found.append((tool.name, key, param.schema.get("type")))  # type: ignore[union-attr]
+            except ToolCallParseError:
+                continue
+    return tuple(found)
+
+
+def _warn_unwinnable(unwinnable: Iterable[tuple[str, str, Any]], index: int | None,
+                     warned: set[tuple[str, str]]) -> None:
+    """A :class:`ToolCallWarning` for each unwinnable gold argument (:func:`_unwinnable`) not
+    warned about yet in this computation (``warned``): the type rule still applies."""
+    for tool, key, declared in unwinnable:
+        if (tool, key) in warned:
+            continue
+        warned.add((tool, key))
+        warnings.warn(f"{_where(index)}: tool {tool!r} argument {key!r}: no accepted gold value is of its declared "
+                      f"type {declared!r}, so no prediction can agree with it (check the reference or the schema; "
+                      "warned once per tool and argument in a computation)", ToolCallWarning, stacklevel=5)
 
 
 def _reader_context(toolset: ToolSet) -> Context:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import types
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -155,8 +156,10 @@ class ToolcallF1(evaluate.Metric):
         does after a compute that returned: drop the data, delete the cache files, release their
         locks. evaluate leaves them held on an error, so the next add_batch waited 1 s for its own
         lock (``_create_cache_file``'s timeout) and the old file stayed on disk. A compute that
-        raised before that (the writer still open) keeps its inputs, as evaluate does."""
-        if self.writer is not None:
+        raised before that (the writer still open, or the data not read back: a distributed
+        rendez-vous that timed out) keeps its inputs, as evaluate does — the cache file a
+        compute that returned named earlier may be the one now holding them."""
+        if self.writer is not None or self.data is None:  # type: ignore[has-type]
             return
         self.data = None
         self.buf_writer = None
@@ -182,6 +185,16 @@ class ToolcallF1(evaluate.Metric):
         state = self.__dict__.copy()
         state.update(dict.fromkeys(_RUNTIME_STATE))
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """The state :meth:`__getstate__` kept. evaluate binds ``compute``, ``add_batch`` and
+        ``add`` to the instance (for their docstrings): a copy made by :func:`copy.copy` got
+        the original's, and scored (and emptied) the original's examples; they are bound to
+        the copy (pickle rebinds them itself)."""
+        self.__dict__.update(state)
+        for name, value in state.items():
+            if isinstance(value, types.MethodType) and value.__self__ is not self:
+                self.__dict__[name] = types.MethodType(value.__func__, self)
 
     def _compute(self, predictions: Sequence[str], references: Sequence[str], **options: Any) -> dict[str, Any]:
         """Score the stored inputs: ``options`` are the fields of ``toolcall_f1.Settings``

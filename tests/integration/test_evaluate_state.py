@@ -121,3 +121,36 @@ def test_datasets_map_with_num_proc_ships_a_used_module_to_its_workers(tmp_path)
     rows = datasets.Dataset.from_dict({"prediction": PREDS, "reference": [toolcall_f1.stored.dumps(r) for r in REFS]})
     scored = rows.map(score_each, num_proc=2)
     assert scored["f1"] == [ToolCallMetric().compute([p], [r])["f1"] for p, r in zip(PREDS, REFS)]
+
+
+def test_a_compute_failing_in_finalize_after_a_computed_one_keeps_the_added_examples(expected, tmp_path,
+                                                                                     monkeypatch) -> None:
+    """A compute that returned leaves its cache files' names behind (evaluate's): a later compute
+    failing before it reads the data back (a distributed rendez-vous timing out) must not delete
+    the file now holding the examples added since (the attack review found it did)."""
+    module = toolcall_f1.load(cache_dir=str(tmp_path))
+    assert module.compute(predictions=PREDS, references=REFS) == expected
+    module.add_batch(predictions=PREDS, references=REFS)
+
+    def timed_out(*args, **kwargs):
+        raise TimeoutError("rendez-vous")
+
+    monkeypatch.setattr(module, "_get_all_cache_files", timed_out)
+    with pytest.raises(TimeoutError):
+        module.compute()
+    assert len(list(Path(tmp_path).rglob("*.arrow"))) == 1  # the added examples' cache file
+
+
+def test_a_shallow_copy_scores_its_own_examples(expected, tmp_path) -> None:
+    # evaluate binds compute/add_batch/add to the instance: copy.copy's copy used the
+    # original's, scoring the original's examples and emptying it
+    import copy
+
+    module = toolcall_f1.load(cache_dir=str(tmp_path))
+    module.add_batch(predictions=PREDS, references=REFS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the copy starts with none: its own test
+        shallow = copy.copy(module)
+    assert shallow.compute.__self__ is shallow and shallow.add_batch.__self__ is shallow
+    assert shallow.compute(predictions=PREDS, references=REFS) == expected
+    assert module.compute() == expected

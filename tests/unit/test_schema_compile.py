@@ -148,3 +148,27 @@ def test_nullable_allows_null() -> None:
     score = metric("[f(a=None, b=None, c=None)]", [("f", {"a": None, "b": None, "c": None})])
     assert [v.verdict for v in score.pairs[0][2].verdicts] == ["agree", "disagree", "agree"]
     assert not metric("[f(a='x')]", [("f", {"a": "x"})]).exact
+
+
+def test_a_gold_value_breaking_its_declared_type_is_warned_once_per_argument() -> None:
+    # SPEC §3 promised this warning; nothing raised it
+    import warnings
+
+    from toolcall_f1 import ToolCallWarning
+
+    tools = [{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}, "s": {"type": "string"}}}}]
+    metric = ToolCallMetric(tools=tools, reference_format="bfcl")
+    refs = [[{"f": {"n": ["ticket_001"], "s": ["a"]}}], [{"f": {"n": ["ticket_002"], "s": ["", "b"]}}],
+            [{"f": {"n": [1, "x"], "s": [""]}}]]  # one value of the type, or only the optional marker: winnable
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = metric.compute(["[f(n='ticket_001', s='a')]"] * 3, refs)
+    messages = [str(w.message) for w in caught if issubclass(w.category, ToolCallWarning)]
+    assert messages == ["references[0]: tool 'f' argument 'n': no accepted gold value is of its declared type "
+                        "'integer', so no prediction can agree with it (check the reference or the schema; "
+                        "warned once per tool and argument in a computation)"]
+    assert result["exact_match"] == 0.0  # the type rule still applies
+    with warnings.catch_warnings(record=True) as caught:  # a new computation warns again (the reading is remembered)
+        warnings.simplefilter("always")
+        metric.compute(["[f(n=1)]"], refs[:1])
+    assert len([w for w in caught if issubclass(w.category, ToolCallWarning)]) == 1
