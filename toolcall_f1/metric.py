@@ -526,8 +526,9 @@ class ToolCallMetric:
         golds, toolset, digest, ctx = self._read_reference(gold, index, run)
         mode = settings.on_parse_error
         preds, error = self._read_prediction(pred, ctx, settings.prediction_format, index, mode)
-        def count(preds: list[Call], error: str | None) -> Score:  # (keywords written out: ** of a dict, or a
-            return count_example(                                  # partial, costs ~1 µs an example)
+
+        def count(preds: list[Call], error: str | None) -> Score:  # (a ** of a dict, or a partial: ~1 µs more)
+            return count_example(
                 preds, golds, toolset, level=settings.level, matching=settings.matching, order=settings.order,
                 canon=run.canon, fill_defaults=settings.reference_format != "bfcl", parse_error=error,
                 tools_digest=digest, per_tool_counts=run.per_tool, details=run.details)
@@ -892,9 +893,8 @@ class ToolCallMetric:
                 units.add(score.tp, score.fp, score.fn, score.exact, keys[i])  # type: ignore[index]
             if return_details:
                 details.append(score.to_dict())
-        extra: list[str] = []
-        if units is not None and confidence_level is not None:
-            extra = signature_parts(f"ci:{confidence_level}", n_resamples, seed, units.grouped)
+        extra = ([] if units is None or confidence_level is None
+                 else signature_parts(f"ci:{confidence_level}", n_resamples, seed, units.grouped))
         settings = run.settings
         signature = settings.signature(tally.digests, extra) if tally.digests or extra else settings.base_signature
         out = tally.result(signature, per_tool)

@@ -710,8 +710,7 @@ def _fast_python_calls(text: str) -> list[Call] | None:
                 key = toks[i]
                 if key[0] not in _NAME_START or key in _KEYWORDS or toks[i + 1] != "=" or key in args:
                     return None
-                value = toks[i + 2]
-                c = value[0]
+                c = (value := toks[i + 2])[0]
                 # strings and plain integers, the commonest values, read here: no call per value
                 if (c == "'" or c == '"') and len(value) > 1:
                     args[key], i = value[1:-1], i + 3
