@@ -1194,13 +1194,15 @@ def _unwinnable(golds: Sequence[GoldCall], toolset: ToolSet) -> tuple[tuple[str,
     found = []
     for gold in golds:
         tool = toolset.lookup(gold.name)
-        for key, accepted in (gold.arguments.items() if tool is not None else ()):
-            param = tool.params.get(key)  # type: ignore[union-attr]
+        if tool is None:
+            continue
+        for key, accepted in gold.arguments.items():
+            param = tool.params.get(key)
             if param is None or not accepted.plain or not accepted.values:  # (only BFCL's optional marker "")
                 continue
             try:
                 if not any(param.check(value) for value in accepted.values):
-                    found.append((tool.name, key, param.schema.get("type")))  # type: ignore[union-attr]
+                    found.append((tool.name, key, param.schema.get("type")))
             except ToolCallParseError:
                 continue
     return tuple(found)

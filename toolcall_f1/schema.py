@@ -56,7 +56,7 @@ TYPE_ALIASES = {
 }
 
 #: Where a function schema writes its parameters: OpenAI's and BFCL's key, Anthropic's, MCP's,
-#: and Gemini's JSON Schema variant (REST and Python SDK spellings), in that order of precedence.
+#: and Gemini's JSON Schema variant (REST and Python SDK spellings); a schema gives one of them.
 PARAMETER_KEYS = ("parameters", "input_schema", "inputSchema", "parametersJsonSchema", "parameters_json_schema")
 #: A Gemini ``Tool`` object's list of function declarations (REST and Python SDK spellings).
 DECLARATION_KEYS = ("functionDeclarations", "function_declarations")
